@@ -1,0 +1,160 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.delayqueue.core.internal.BucketKeys;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+/**
+ * Claims one bucket's ready jobs for a {@link DelayQueueListenerContainer}: as many as it has free workers
+ * for, and when there are none to claim, blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until
+ * a script signals new ready work, or the maximum wait passes. The blocking wait holds one long-lived
+ * connection of its own, so waiting never opens a connection per wait nor ties up the shared one.
+ */
+final class BucketFetcher implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(BucketFetcher.class);
+
+	private final DelayQueue queue;
+
+	private final BucketKeys bucket;
+
+	private final Semaphore freeWorkers;
+
+	private final Consumer<ReservedJob> dispatcher;
+
+	private final long maxWaitMillis;
+
+	private final byte[] signalKey;
+
+	private final Thread thread;
+
+	private volatile boolean running;
+
+	private volatile RedisConnection waitConnection;
+
+	BucketFetcher(DelayQueue queue, BucketKeys bucket, Semaphore freeWorkers, Consumer<ReservedJob> dispatcher,
+			Duration maxWait) {
+		this.queue = queue;
+		this.bucket = bucket;
+		this.freeWorkers = freeWorkers;
+		this.dispatcher = dispatcher;
+		this.maxWaitMillis = maxWait.toMillis();
+		this.signalKey = bucket.signal().getBytes(StandardCharsets.UTF_8);
+		this.thread = new Thread(this, "delay-queue-" + bucket.topic() + "-fetch-" + bucket.index());
+		this.thread.setDaemon(true);
+	}
+
+	void start() {
+		this.running = true;
+		this.thread.start();
+	}
+
+	/**
+	 * Stops claiming at once: aborts a blocking wait by closing its connection, and waits for the thread.
+	 */
+	void stop() {
+		this.running = false;
+		this.thread.interrupt();
+		closeWaitConnection();
+		try {
+			this.thread.join(TimeUnit.SECONDS.toMillis(10));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public void run() {
+		int consecutiveFailures = 0;
+		while (this.running) {
+			try {
+				if (claimAndDispatch() == 0 && this.running) {
+					awaitSignal();
+				}
+				consecutiveFailures = 0;
+			}
+			catch (InterruptedException ex) {
+				break;
+			}
+			catch (RuntimeException ex) {
+				if (!this.running) {
+					break;
+				}
+				consecutiveFailures++;
+				if (consecutiveFailures == 1) {
+					logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers",
+							this.bucket.topic(), this.bucket.index(), ex);
+				}
+				closeWaitConnection();
+				if (!pause(Math.min(this.maxWaitMillis, 100L << Math.min(consecutiveFailures - 1, 6)))) {
+					break;
+				}
+			}
+		}
+		closeWaitConnection();
+	}
+
+	/**
+	 * Claims as many jobs as there are free workers (waiting for at least one) and dispatches each with
+	 * its worker permit. Returns how many were claimed.
+	 */
+	private int claimAndDispatch() throws InterruptedException {
+		this.freeWorkers.acquire();
+		int permits = 1 + this.freeWorkers.drainPermits();
+		List<ReservedJob> jobs;
+		try {
+			jobs = this.queue.claim(this.bucket, permits);
+		}
+		catch (RuntimeException ex) {
+			this.freeWorkers.release(permits);
+			throw ex;
+		}
+		this.freeWorkers.release(permits - jobs.size());
+		jobs.forEach(this.dispatcher);
+		return jobs.size();
+	}
+
+	private void awaitSignal() {
+		RedisConnection connection = this.waitConnection;
+		if (connection == null) {
+			connection = this.queue.connectionFactory().getConnection();
+			this.waitConnection = connection;
+		}
+		connection.zSetCommands().bZPopMin(this.signalKey, this.maxWaitMillis, TimeUnit.MILLISECONDS);
+	}
+
+	private void closeWaitConnection() {
+		RedisConnection connection = this.waitConnection;
+		this.waitConnection = null;
+		if (connection != null) {
+			try {
+				connection.close();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Failed to close the wait connection of topic {} bucket {}", this.bucket.topic(),
+						this.bucket.index(), ex);
+			}
+		}
+	}
+
+	private boolean pause(long millis) {
+		try {
+			Thread.sleep(millis);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			return false;
+		}
+	}
+
+}

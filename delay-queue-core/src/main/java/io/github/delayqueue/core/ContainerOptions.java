@@ -1,0 +1,122 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+
+/**
+ * Settings of a {@link DelayQueueListenerContainer}: immutable, made with {@link #builder()}.
+ */
+public final class ContainerOptions {
+
+	public static final int DEFAULT_CONCURRENCY = 1;
+
+	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+	private final int concurrency;
+
+	private final Duration shutdownTimeout;
+
+	private final Executor workerExecutor;
+
+	private final JobObserver observer;
+
+	private ContainerOptions(Builder builder) {
+		this.concurrency = builder.concurrency;
+		this.shutdownTimeout = builder.shutdownTimeout;
+		this.workerExecutor = builder.workerExecutor;
+		this.observer = builder.observer;
+	}
+
+	public static ContainerOptions create() {
+		return builder().build();
+	}
+
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	public Builder mutate() {
+		return new Builder().concurrency(this.concurrency)
+			.shutdownTimeout(this.shutdownTimeout)
+			.workerExecutor(this.workerExecutor)
+			.observer(this.observer);
+	}
+
+	/**
+	 * Returns how many jobs the container runs at once.
+	 */
+	public int concurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * Returns how long a stopping container lets running handlers finish before it hands their jobs back.
+	 */
+	public Duration shutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	/**
+	 * Returns the executor running handlers, or {@code null} for threads of the container's own.
+	 */
+	public Executor workerExecutor() {
+		return this.workerExecutor;
+	}
+
+	public JobObserver observer() {
+		return this.observer;
+	}
+
+	/**
+	 * Builds {@link ContainerOptions}.
+	 */
+	public static final class Builder {
+
+		private int concurrency = DEFAULT_CONCURRENCY;
+
+		private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+		private Executor workerExecutor;
+
+		private JobObserver observer = JobObserver.NONE;
+
+		private Builder() {
+		}
+
+		public Builder concurrency(int concurrency) {
+			if (concurrency < 1) {
+				throw new IllegalArgumentException("concurrency: must be at least 1, was " + concurrency);
+			}
+			this.concurrency = concurrency;
+			return this;
+		}
+
+		public Builder shutdownTimeout(Duration shutdownTimeout) {
+			if (shutdownTimeout == null || shutdownTimeout.isNegative()) {
+				throw new IllegalArgumentException("shutdownTimeout: must not be negative, was " + shutdownTimeout);
+			}
+			this.shutdownTimeout = shutdownTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets the executor that runs handlers, such as one of virtual threads. The container still runs at
+		 * most {@code concurrency} jobs at once on it, and does not shut it down.
+		 */
+		public Builder workerExecutor(Executor workerExecutor) {
+			this.workerExecutor = workerExecutor;
+			return this;
+		}
+
+		public Builder observer(JobObserver observer) {
+			this.observer = (observer != null) ? observer : JobObserver.NONE;
+			return this;
+		}
+
+		public ContainerOptions build() {
+			return new ContainerOptions(this);
+		}
+
+	}
+
+}

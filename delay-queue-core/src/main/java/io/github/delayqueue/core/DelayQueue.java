@@ -1,0 +1,382 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketOperations;
+import io.github.delayqueue.core.internal.BucketStats;
+import io.github.delayqueue.core.internal.ClaimResult;
+import io.github.delayqueue.core.internal.DuePollers;
+import io.github.delayqueue.core.internal.KeyLayout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A Redis delay queue: jobs added to a topic fall due after their delay, are claimed by one consumer
+ * under a time-to-run lease, and are finished, retried with back-off, or sent to the dead letters. Every
+ * state change is one atomic Lua script on one bucket of the topic, timed by the Redis server's clock, so
+ * any number of instances may share a topic. Thread-safe.
+ *
+ * <p>Producers call {@link #add(Job)}. Consumers usually run a {@link DelayQueueListenerContainer}; the
+ * consumer operations ({@link #claim(String, int)}, {@link #finish(ReservedJob)}, ...) are public for
+ * those who drive their own loop, which must then also {@link #startPolling(String) poll} the topic.
+ */
+public class DelayQueue implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(DelayQueue.class);
+
+	private static final int MAX_ERROR_LENGTH = 1000;
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final DelayQueueOptions options;
+
+	private final KeyLayout keys;
+
+	private final BucketOperations operations;
+
+	private final DuePollers pollers;
+
+	public DelayQueue(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, DelayQueueOptions.create());
+	}
+
+	public DelayQueue(RedisConnectionFactory connectionFactory, DelayQueueOptions options) {
+		this.connectionFactory = connectionFactory;
+		this.options = options;
+		this.keys = new KeyLayout(options.keyPrefix(), options::bucketsOf);
+		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		this.operations = new BucketOperations(redis);
+		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
+				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
+	}
+
+	public DelayQueueOptions options() {
+		return this.options;
+	}
+
+	/**
+	 * Adds a job. Settings it leaves unset take this queue's defaults.
+	 * @return {@code true} when added (or, with {@link IfExists#REPLACE}, replaced an existing job);
+	 * {@code false} when a job with the same id exists and the job asked to {@link IfExists#REJECT}
+	 * @throws InvalidJobException when the payload is larger than the configured maximum
+	 */
+	public boolean add(Job job) {
+		checkPayloadSize(job);
+		BucketKeys bucket = this.keys.bucketOf(job.topic(), job.id());
+		long code = this.operations.add(bucket, job.id(), job.payload(), delayMillis(job.delay()),
+				(job.dueAt() != null) ? job.dueAt().toEpochMilli() : null,
+				(job.ttr() != null) ? job.ttr() : this.options.defaultTtr(),
+				(job.maxAttempts() != null) ? job.maxAttempts() : this.options.defaultMaxAttempts(),
+				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists());
+		return code != 0;
+	}
+
+	/**
+	 * Adds several jobs, one script each, in order. Returns, per job, what {@link #add(Job)} would.
+	 * @throws InvalidJobException before anything is added, when any payload is too large
+	 */
+	public List<Boolean> addAll(Collection<Job> jobs) {
+		jobs.forEach(this::checkPayloadSize);
+		List<Boolean> added = new ArrayList<>(jobs.size());
+		for (Job job : jobs) {
+			added.add(add(job));
+		}
+		return added;
+	}
+
+	/**
+	 * Removes a job in any state. A consumer still running it will have its finish refused.
+	 * @throws NoSuchJobException when the topic has no such job
+	 */
+	public void cancel(String topic, String id) {
+		String state = this.operations.cancel(bucketOf(topic, id), id);
+		if (state == null || state.isEmpty()) {
+			throw new NoSuchJobException(topic, id);
+		}
+	}
+
+	/**
+	 * Makes a delayed or ready job due {@code delay} from now (Redis clock).
+	 * @throws NoSuchJobException when the topic has no such job
+	 * @throws InvalidJobException when the delay is invalid or the job is reserved or dead
+	 */
+	public Instant reschedule(String topic, String id, Duration delay) {
+		Job.checkDelay(delay);
+		return reschedule(topic, id, delay.toMillis(), null);
+	}
+
+	/**
+	 * Makes a delayed or ready job due at {@code dueAt}, taken as given.
+	 * @throws NoSuchJobException when the topic has no such job
+	 * @throws InvalidJobException when the instant is invalid or the job is reserved or dead
+	 */
+	public Instant reschedule(String topic, String id, Instant dueAt) {
+		Job.checkDueAt(dueAt);
+		return reschedule(topic, id, 0, dueAt.toEpochMilli());
+	}
+
+	private Instant reschedule(String topic, String id, long delayMillis, Long dueAtMillis) {
+		List<String> reply = this.operations.reschedule(bucketOf(topic, id), id, delayMillis, dueAtMillis);
+		switch (reply.get(0)) {
+			case "1":
+				return Instant.ofEpochMilli(Long.parseLong(reply.get(1)));
+			case "0":
+				throw new NoSuchJobException(topic, id);
+			default:
+				throw new InvalidJobException("id", "job \"" + id + "\" on topic \"" + topic + "\" is "
+						+ JobState.fromCode(reply.get(1)) + "; only DELAYED or READY jobs can be rescheduled");
+		}
+	}
+
+	/**
+	 * Reads a job's state, due time, attempts and last error.
+	 * @throws CorruptJobException when the job's data in Redis cannot be read
+	 */
+	public Optional<JobInfo> find(String topic, String id) {
+		return Optional.ofNullable(this.operations.find(bucketOf(topic, id), id));
+	}
+
+	/**
+	 * Counts a topic's jobs by state, one script per bucket.
+	 */
+	public TopicStats stats(String topic) {
+		Job.checkTopic(topic);
+		long delayed = 0;
+		long ready = 0;
+		long reserved = 0;
+		long dead = 0;
+		long oldestReadyAge = 0;
+		long promotionLag = 0;
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			BucketStats stats = this.operations.stats(bucket);
+			delayed += stats.delayed();
+			ready += stats.ready();
+			reserved += stats.reserved();
+			dead += stats.dead();
+			if (stats.oldestReadyDueMillis() >= 0) {
+				oldestReadyAge = Math.max(oldestReadyAge, stats.nowMillis() - stats.oldestReadyDueMillis());
+			}
+			if (stats.earliestDelayedDueMillis() >= 0) {
+				promotionLag = Math.max(promotionLag, stats.nowMillis() - stats.earliestDelayedDueMillis());
+			}
+		}
+		return new TopicStats(topic, delayed, ready, reserved, dead, Duration.ofMillis(oldestReadyAge),
+				Duration.ofMillis(promotionLag));
+	}
+
+	/**
+	 * Claims up to {@code max} ready jobs of the topic, oldest due first within each bucket. Each job is
+	 * leased for its TTR; the caller must {@link #finish(ReservedJob) finish} or {@link #fail fail} it.
+	 */
+	public List<ReservedJob> claim(String topic, int max) {
+		Job.checkTopic(topic);
+		List<ReservedJob> claimed = new ArrayList<>();
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			if (claimed.size() >= max) {
+				break;
+			}
+			claimed.addAll(claim(bucket, max - claimed.size()));
+		}
+		return claimed;
+	}
+
+	List<ReservedJob> claim(BucketKeys bucket, int max) {
+		ClaimResult result = this.operations.claim(bucket, max);
+		for (String id : result.corrupt()) {
+			logger.warn("Moved aside job \"{}\" of topic \"{}\" (bucket {}): its data in Redis was unreadable or "
+					+ "out of place; see its entry in the dead letters", id, bucket.topic(), bucket.index());
+		}
+		return result.jobs();
+	}
+
+	/**
+	 * Completes a job: it is removed with nothing left behind.
+	 * @return {@code false} when the lease was lost (the job was taken back after its TTR, cancelled or
+	 * replaced), in which case nothing changed
+	 */
+	public boolean finish(ReservedJob job) {
+		return this.operations.finish(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken()) == 1;
+	}
+
+	/**
+	 * Records a failed attempt: the job is retried after its back-off while attempts remain, else (or at
+	 * once for an {@link UnrecoverableJobException}) it goes to the dead letters.
+	 */
+	public FailOutcome fail(ReservedJob job, Throwable cause) {
+		long[] reply = this.operations.fail(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken(),
+				describe(cause), !(cause instanceof UnrecoverableJobException));
+		return switch ((int) reply[0]) {
+			case 1 -> FailOutcome.RETRY_SCHEDULED;
+			case 2 -> FailOutcome.DEAD;
+			default -> FailOutcome.LEASE_LOST;
+		};
+	}
+
+	/**
+	 * Extends a held job's lease to {@code extension} from now (Redis clock).
+	 * @return the new lease deadline, or empty when the lease was already lost
+	 */
+	public Optional<Instant> extend(ReservedJob job, Duration extension) {
+		if (extension == null || extension.toMillis() <= 0) {
+			throw new InvalidJobException("extension", "must be at least 1 ms, was " + extension);
+		}
+		long[] reply = this.operations.extend(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken(), extension);
+		return (reply[0] == 1) ? Optional.of(Instant.ofEpochMilli(reply[1])) : Optional.empty();
+	}
+
+	/**
+	 * Hands a held job straight back to ready without counting the attempt, as a consumer that stops
+	 * before finishing does.
+	 * @return {@code false} when the lease was already lost
+	 */
+	public boolean release(ReservedJob job) {
+		return this.operations.release(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken()) == 1;
+	}
+
+	/**
+	 * Lists up to {@code limit} dead letters of the topic, oldest first, from each bucket in turn.
+	 */
+	public List<DeadLetter> deadLetters(String topic, int limit) {
+		Job.checkTopic(topic);
+		List<DeadLetter> letters = new ArrayList<>();
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			if (letters.size() >= limit) {
+				break;
+			}
+			letters.addAll(this.operations.deadLetters(bucket, 0, limit - letters.size()));
+		}
+		return letters;
+	}
+
+	/**
+	 * Sends a dead job back to ready with a fresh set of attempts.
+	 * @throws NoSuchJobException when the topic has no such job
+	 * @throws InvalidJobException when the job is not dead, or has no payload to run
+	 */
+	public void replay(String topic, String id) {
+		long code = this.operations.replay(bucketOf(topic, id), id);
+		if (code == 0) {
+			throw new NoSuchJobException(topic, id);
+		}
+		if (code == -2) {
+			throw new InvalidJobException("id", "job \"" + id + "\" on topic \"" + topic + "\" is not DEAD");
+		}
+		if (code == -3) {
+			throw new InvalidJobException("id", "dead job \"" + id + "\" on topic \"" + topic + "\" has no payload");
+		}
+	}
+
+	/**
+	 * Replays every dead letter of the topic. Returns how many were replayed.
+	 */
+	public long replayAll(String topic) {
+		Job.checkTopic(topic);
+		long replayed = 0;
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			List<DeadLetter> page;
+			do {
+				page = this.operations.deadLetters(bucket, 0, this.options.batchSize());
+				for (DeadLetter letter : page) {
+					if (this.operations.replay(bucket, letter.id()) == 1) {
+						replayed++;
+					}
+					else {
+						logger.warn("Could not replay dead job \"{}\" of topic \"{}\": it has no payload", letter.id(),
+								topic);
+					}
+				}
+			}
+			while (page.size() == this.options.batchSize());
+		}
+		return replayed;
+	}
+
+	/**
+	 * Deletes every dead letter of the topic. Returns how many were deleted.
+	 */
+	public long purgeDead(String topic) {
+		Job.checkTopic(topic);
+		long purged = 0;
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			long[] result;
+			do {
+				result = this.operations.purgeDead(bucket, "all", 0, this.options.batchSize());
+				purged += result[0];
+			}
+			while (result[1] > 0 && result[0] > 0);
+		}
+		return purged;
+	}
+
+	/**
+	 * Starts this instance's pollers of the topic: they move its jobs from delayed to ready as they fall
+	 * due and take back jobs whose lease expired. Listener containers do this for their topic.
+	 */
+	public void startPolling(String topic) {
+		this.pollers.start(Job.checkTopic(topic));
+	}
+
+	public void stopPolling(String topic) {
+		this.pollers.stop(topic);
+	}
+
+	public boolean isPolling(String topic) {
+		return this.pollers.isPolling(topic);
+	}
+
+	/**
+	 * Returns the keys of every bucket of a topic, for containers that watch each bucket.
+	 */
+	List<BucketKeys> buckets(String topic) {
+		return this.keys.buckets(Job.checkTopic(topic));
+	}
+
+	RedisConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Stops every poller this queue started. Jobs in Redis are untouched.
+	 */
+	@Override
+	public void close() {
+		this.pollers.close();
+	}
+
+	private BucketKeys bucketOf(String topic, String id) {
+		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id));
+	}
+
+	private void checkPayloadSize(Job job) {
+		String payload = job.payload();
+		// a UTF-8 character takes at most 3 bytes per UTF-16 unit: count bytes only when that could exceed
+		if ((long) payload.length() * 3 > this.options.maxPayloadBytes()) {
+			long bytes = payload.getBytes(StandardCharsets.UTF_8).length;
+			if (bytes > this.options.maxPayloadBytes()) {
+				throw new InvalidJobException("payload", "must be at most " + this.options.maxPayloadBytes()
+						+ " bytes, was " + bytes + " bytes (job " + job.id() + " on topic " + job.topic() + ")");
+			}
+		}
+	}
+
+	private static long delayMillis(Duration delay) {
+		return (delay != null) ? delay.toMillis() : 0;
+	}
+
+	private static String describe(Throwable cause) {
+		String text = (cause.getMessage() != null) ? cause.getClass().getName() + ": " + cause.getMessage()
+				: cause.getClass().getName();
+		return (text.length() > MAX_ERROR_LENGTH) ? text.substring(0, MAX_ERROR_LENGTH) + "..." : text;
+	}
+
+}

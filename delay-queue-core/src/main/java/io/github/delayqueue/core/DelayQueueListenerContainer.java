@@ -1,0 +1,258 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one topic: runs up to {@code concurrency} jobs at once through a {@link JobHandler}, finishing
+ * each job whose handler returns and failing each whose handler throws. One {@link BucketFetcher} per
+ * bucket claims jobs as workers free up and otherwise blocks in Redis until work is signalled; the
+ * container also starts this instance's pollers of the topic.
+ *
+ * <p>{@link #stop()} stops claiming at once, lets running handlers finish within the shutdown timeout,
+ * then hands the jobs of handlers still running straight back to ready (without counting the attempt)
+ * and interrupts those handlers; their late finish is refused.
+ */
+public class DelayQueueListenerContainer {
+
+	private static final Logger logger = LoggerFactory.getLogger(DelayQueueListenerContainer.class);
+
+	private final DelayQueue queue;
+
+	private final String topic;
+
+	private final JobHandler handler;
+
+	private final ContainerOptions options;
+
+	private final ReentrantLock lifecycleLock = new ReentrantLock();
+
+	private final Semaphore freeWorkers;
+
+	private final Map<String, RunningJob> running = new ConcurrentHashMap<>();
+
+	private volatile boolean active;
+
+	private List<BucketFetcher> fetchers = List.of();
+
+	private ExecutorService ownWorkers;
+
+	private boolean startedPolling;
+
+	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
+		this.queue = queue;
+		this.topic = Job.checkTopic(topic);
+		this.handler = handler;
+		this.options = options;
+		this.freeWorkers = new Semaphore(options.concurrency());
+	}
+
+	public String getTopic() {
+		return this.topic;
+	}
+
+	public boolean isRunning() {
+		return this.active;
+	}
+
+	public final void start() {
+		this.lifecycleLock.lock();
+		try {
+			if (!this.active) {
+				doStart();
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	public final void stop() {
+		this.lifecycleLock.lock();
+		try {
+			if (this.active) {
+				doStop();
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	protected void doStart() {
+		this.active = true;
+		if (this.options.workerExecutor() == null) {
+			this.ownWorkers = Executors.newFixedThreadPool(this.options.concurrency(),
+					namedThreads("delay-queue-" + this.topic + "-worker-"));
+		}
+		if (!this.queue.isPolling(this.topic)) {
+			this.queue.startPolling(this.topic);
+			this.startedPolling = true;
+		}
+		this.fetchers = this.queue.buckets(this.topic)
+			.stream()
+			.map((bucket) -> new BucketFetcher(this.queue, bucket, this.freeWorkers, this::dispatch,
+					this.queue.options().maxWait()))
+			.toList();
+		this.fetchers.forEach(BucketFetcher::start);
+		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic,
+				this.options.concurrency());
+	}
+
+	protected void doStop() {
+		this.active = false;
+		this.fetchers.forEach(BucketFetcher::stop);
+		awaitRunningHandlers(this.options.shutdownTimeout());
+		handBackUnfinished();
+		if (this.ownWorkers != null) {
+			this.ownWorkers.shutdownNow();
+			this.ownWorkers = null;
+		}
+		if (this.startedPolling) {
+			this.queue.stopPolling(this.topic);
+			this.startedPolling = false;
+		}
+		logger.debug("Stopped listener container of topic \"{}\"", this.topic);
+	}
+
+	/**
+	 * Runs a claimed job on a worker; called by a fetcher holding one free-worker permit for it.
+	 */
+	private void dispatch(ReservedJob job) {
+		if (!this.active) {
+			handBack(job);
+			this.freeWorkers.release();
+			return;
+		}
+		try {
+			if (this.ownWorkers != null) {
+				this.ownWorkers.execute(() -> run(job));
+			}
+			else {
+				this.options.workerExecutor().execute(() -> run(job));
+			}
+		}
+		catch (RejectedExecutionException ex) {
+			handBack(job);
+			this.freeWorkers.release();
+		}
+	}
+
+	private void run(ReservedJob job) {
+		RunningJob runningJob = new RunningJob(job, Thread.currentThread());
+		this.running.put(job.id(), runningJob);
+		JobObserver observer = this.options.observer();
+		long start = System.nanoTime();
+		try {
+			observer.started(job);
+			this.handler.handle(job);
+			boolean finished = this.queue.finish(job);
+			observer.completed(job, Duration.ofNanos(System.nanoTime() - start), finished);
+			if (!finished && !runningJob.handedBack) {
+				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, "
+						+ "or it was cancelled or replaced), so another attempt may run it", job.id(), this.topic,
+						job.ttr());
+			}
+		}
+		catch (Throwable ex) {
+			if (!runningJob.handedBack) {
+				failed(job, ex, Duration.ofNanos(System.nanoTime() - start));
+			}
+		}
+		finally {
+			this.running.remove(job.id());
+			this.freeWorkers.release();
+		}
+	}
+
+	private void failed(ReservedJob job, Throwable error, Duration handlerTime) {
+		try {
+			FailOutcome outcome = this.queue.fail(job, error);
+			this.options.observer().failed(job, handlerTime, error, outcome);
+			if (outcome == FailOutcome.DEAD) {
+				logger.warn("Job \"{}\" on topic \"{}\" went to the dead letters after attempt {} of {}", job.id(),
+						this.topic, job.attempt(), job.maxAttempts(), error);
+			}
+			else {
+				logger.debug("Attempt {} of job \"{}\" on topic \"{}\" failed: {}", job.attempt(), job.id(), this.topic,
+						outcome, error);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not record the failure of job \"{}\" on topic \"{}\"; it will be retried when its "
+					+ "lease expires", job.id(), this.topic, ex);
+		}
+	}
+
+	private void awaitRunningHandlers(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!this.running.isEmpty() && System.nanoTime() < deadline) {
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
+	}
+
+	private void handBackUnfinished() {
+		for (RunningJob runningJob : this.running.values()) {
+			runningJob.handedBack = true;
+			handBack(runningJob.job);
+			runningJob.thread.interrupt();
+		}
+	}
+
+	private void handBack(ReservedJob job) {
+		try {
+			if (this.queue.release(job)) {
+				logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its "
+						+ "handler finished", job.id(), this.topic);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not hand job \"{}\" on topic \"{}\" back; it will be retried when its lease expires",
+					job.id(), this.topic, ex);
+		}
+	}
+
+	static ThreadFactory namedThreads(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	private static final class RunningJob {
+
+		final ReservedJob job;
+
+		final Thread thread;
+
+		volatile boolean handedBack;
+
+		RunningJob(ReservedJob job, Thread thread) {
+			this.job = job;
+			this.thread = thread;
+		}
+
+	}
+
+}

@@ -1,0 +1,269 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link DelayQueue}: immutable, made with {@link #builder()} (or {@link #create()} for the
+ * defaults) and changed with {@link #mutate()}.
+ */
+public final class DelayQueueOptions {
+
+	public static final String DEFAULT_KEY_PREFIX = "dq";
+
+	public static final int DEFAULT_BUCKETS = 1;
+
+	public static final Duration DEFAULT_TTR = Duration.ofSeconds(30);
+
+	public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+	public static final long DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+	public static final int DEFAULT_BATCH_SIZE = 1000;
+
+	public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(5);
+
+	public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(7);
+
+	public static final int DEFAULT_DEAD_LETTER_MAX_COUNT = 100_000;
+
+	private final String keyPrefix;
+
+	private final int buckets;
+
+	private final Map<String, Integer> bucketsByTopic;
+
+	private final Duration defaultTtr;
+
+	private final int defaultMaxAttempts;
+
+	private final BackOff defaultBackOff;
+
+	private final long maxPayloadBytes;
+
+	private final int batchSize;
+
+	private final Duration maxWait;
+
+	private final Duration deadLetterRetention;
+
+	private final int deadLetterMaxCount;
+
+	private DelayQueueOptions(Builder builder) {
+		this.keyPrefix = builder.keyPrefix;
+		this.buckets = builder.buckets;
+		this.bucketsByTopic = Map.copyOf(builder.bucketsByTopic);
+		this.defaultTtr = builder.defaultTtr;
+		this.defaultMaxAttempts = builder.defaultMaxAttempts;
+		this.defaultBackOff = builder.defaultBackOff;
+		this.maxPayloadBytes = builder.maxPayloadBytes;
+		this.batchSize = builder.batchSize;
+		this.maxWait = builder.maxWait;
+		this.deadLetterRetention = builder.deadLetterRetention;
+		this.deadLetterMaxCount = builder.deadLetterMaxCount;
+	}
+
+	public static DelayQueueOptions create() {
+		return builder().build();
+	}
+
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns a builder holding this instance's settings.
+	 */
+	public Builder mutate() {
+		return new Builder().keyPrefix(this.keyPrefix)
+			.buckets(this.buckets)
+			.bucketsByTopic(this.bucketsByTopic)
+			.defaultTtr(this.defaultTtr)
+			.defaultMaxAttempts(this.defaultMaxAttempts)
+			.defaultBackOff(this.defaultBackOff)
+			.maxPayloadBytes(this.maxPayloadBytes)
+			.batchSize(this.batchSize)
+			.maxWait(this.maxWait)
+			.deadLetterRetention(this.deadLetterRetention)
+			.deadLetterMaxCount(this.deadLetterMaxCount);
+	}
+
+	/**
+	 * Returns the prefix of every Redis key the queue writes.
+	 */
+	public String keyPrefix() {
+		return this.keyPrefix;
+	}
+
+	/**
+	 * Returns how many buckets the given topic is split into. Every instance sharing a topic must agree.
+	 */
+	public int bucketsOf(String topic) {
+		return this.bucketsByTopic.getOrDefault(topic, this.buckets);
+	}
+
+	public Duration defaultTtr() {
+		return this.defaultTtr;
+	}
+
+	public int defaultMaxAttempts() {
+		return this.defaultMaxAttempts;
+	}
+
+	public BackOff defaultBackOff() {
+		return this.defaultBackOff;
+	}
+
+	public long maxPayloadBytes() {
+		return this.maxPayloadBytes;
+	}
+
+	/**
+	 * Returns the most jobs one script moves at a time (promotion, lease expiry, purging).
+	 */
+	public int batchSize() {
+		return this.batchSize;
+	}
+
+	/**
+	 * Returns the longest an idle poller or consumer waits before looking again, should a wake-up be lost.
+	 */
+	public Duration maxWait() {
+		return this.maxWait;
+	}
+
+	public Duration deadLetterRetention() {
+		return this.deadLetterRetention;
+	}
+
+	/**
+	 * Returns the most dead letters kept per bucket; beyond it the oldest are purged.
+	 */
+	public int deadLetterMaxCount() {
+		return this.deadLetterMaxCount;
+	}
+
+	/**
+	 * Builds {@link DelayQueueOptions}, checking each value as it is set.
+	 */
+	public static final class Builder {
+
+		private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+		private int buckets = DEFAULT_BUCKETS;
+
+		private Map<String, Integer> bucketsByTopic = Map.of();
+
+		private Duration defaultTtr = DEFAULT_TTR;
+
+		private int defaultMaxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+		private BackOff defaultBackOff = BackOff.DEFAULT;
+
+		private long maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+
+		private int batchSize = DEFAULT_BATCH_SIZE;
+
+		private Duration maxWait = DEFAULT_MAX_WAIT;
+
+		private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
+
+		private int deadLetterMaxCount = DEFAULT_DEAD_LETTER_MAX_COUNT;
+
+		private Builder() {
+		}
+
+		public Builder keyPrefix(String keyPrefix) {
+			if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+				throw new IllegalArgumentException("keyPrefix: must be non-blank without braces, was \"" + keyPrefix + "\"");
+			}
+			this.keyPrefix = keyPrefix;
+			return this;
+		}
+
+		public Builder buckets(int buckets) {
+			this.buckets = checkBuckets("buckets", buckets);
+			return this;
+		}
+
+		/**
+		 * Sets the bucket count of individual topics, overriding {@link #buckets(int)} for them.
+		 */
+		public Builder bucketsByTopic(Map<String, Integer> bucketsByTopic) {
+			bucketsByTopic.forEach((topic, count) -> checkBuckets("buckets of topic " + Job.checkTopic(topic), count));
+			this.bucketsByTopic = Map.copyOf(bucketsByTopic);
+			return this;
+		}
+
+		public Builder defaultTtr(Duration defaultTtr) {
+			this.defaultTtr = positive("defaultTtr", defaultTtr);
+			return this;
+		}
+
+		public Builder defaultMaxAttempts(int defaultMaxAttempts) {
+			this.defaultMaxAttempts = atLeastOne("defaultMaxAttempts", defaultMaxAttempts);
+			return this;
+		}
+
+		public Builder defaultBackOff(BackOff defaultBackOff) {
+			this.defaultBackOff = Objects.requireNonNull(defaultBackOff, "defaultBackOff");
+			return this;
+		}
+
+		public Builder maxPayloadBytes(long maxPayloadBytes) {
+			if (maxPayloadBytes < 1) {
+				throw new IllegalArgumentException("maxPayloadBytes: must be at least 1, was " + maxPayloadBytes);
+			}
+			this.maxPayloadBytes = maxPayloadBytes;
+			return this;
+		}
+
+		public Builder batchSize(int batchSize) {
+			this.batchSize = atLeastOne("batchSize", batchSize);
+			return this;
+		}
+
+		public Builder maxWait(Duration maxWait) {
+			this.maxWait = positive("maxWait", maxWait);
+			return this;
+		}
+
+		public Builder deadLetterRetention(Duration deadLetterRetention) {
+			this.deadLetterRetention = positive("deadLetterRetention", deadLetterRetention);
+			return this;
+		}
+
+		public Builder deadLetterMaxCount(int deadLetterMaxCount) {
+			this.deadLetterMaxCount = atLeastOne("deadLetterMaxCount", deadLetterMaxCount);
+			return this;
+		}
+
+		public DelayQueueOptions build() {
+			return new DelayQueueOptions(this);
+		}
+
+		private static int checkBuckets(String name, Integer count) {
+			if (count == null || count < 1 || count > 1024) {
+				throw new IllegalArgumentException(name + ": must be between 1 and 1024, was " + count);
+			}
+			return count;
+		}
+
+		private static int atLeastOne(String name, int value) {
+			if (value < 1) {
+				throw new IllegalArgumentException(name + ": must be at least 1, was " + value);
+			}
+			return value;
+		}
+
+		private static Duration positive(String name, Duration value) {
+			if (value == null || value.toMillis() <= 0) {
+				throw new IllegalArgumentException(name + ": must be at least 1 ms, was " + value);
+			}
+			return value;
+		}
+
+	}
+
+}

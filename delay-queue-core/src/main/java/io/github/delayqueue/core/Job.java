@@ -1,0 +1,299 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.core.internal.JobIds;
+
+/**
+ * A job to run once on a topic after a delay or at an instant: an immutable description made with
+ * {@link #builder(String)} and handed to {@link DelayQueue#add(Job)}. The payload is JSON text that the
+ * queue stores and hands back untouched. Settings left unset (TTR, attempts, back-off) take the queue's
+ * defaults when the job is added.
+ */
+public final class Job {
+
+	/** Longest delay accepted: 100 years. */
+	public static final Duration MAX_DELAY = Duration.ofDays(36_500);
+
+	/** Longest id accepted, in characters. */
+	public static final int MAX_ID_LENGTH = 200;
+
+	/** What a topic name may hold: 1 to 100 letters, digits, dots, underscores and dashes. */
+	public static final Pattern TOPIC_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+	private static final Instant LATEST_DUE = Instant.EPOCH.plus(MAX_DELAY).plus(MAX_DELAY).plus(MAX_DELAY);
+
+	private final String topic;
+
+	private final String id;
+
+	private final String payload;
+
+	private final Duration delay;
+
+	private final Instant dueAt;
+
+	private final Duration ttr;
+
+	private final Integer maxAttempts;
+
+	private final BackOff backOff;
+
+	private final IfExists ifExists;
+
+	private Job(Builder builder) {
+		this.topic = builder.topic;
+		this.id = (builder.id != null) ? builder.id : JobIds.next();
+		this.payload = builder.payload;
+		this.delay = builder.delay;
+		this.dueAt = builder.dueAt;
+		this.ttr = builder.ttr;
+		this.maxAttempts = builder.maxAttempts;
+		this.backOff = builder.backOff;
+		this.ifExists = builder.ifExists;
+	}
+
+	/**
+	 * Starts a job on the given topic. The topic is checked when the job is built.
+	 */
+	public static Builder builder(String topic) {
+		return new Builder(topic);
+	}
+
+	/**
+	 * Checks a topic name, as every operation taking one does.
+	 * @throws InvalidJobException when the topic is blank, too long or holds other characters
+	 */
+	public static String checkTopic(String topic) {
+		if (topic == null || topic.isBlank()) {
+			throw new InvalidJobException("topic", "must not be blank");
+		}
+		if (!TOPIC_PATTERN.matcher(topic).matches()) {
+			throw new InvalidJobException("topic", "must match " + TOPIC_PATTERN + ", was \"" + topic + "\"");
+		}
+		return topic;
+	}
+
+	/**
+	 * Checks a job id, as every operation taking one does.
+	 * @throws InvalidJobException when the id is blank or longer than {@link #MAX_ID_LENGTH}
+	 */
+	public static String checkId(String id) {
+		if (id == null || id.isBlank()) {
+			throw new InvalidJobException("id", "must not be blank");
+		}
+		if (id.length() > MAX_ID_LENGTH) {
+			throw new InvalidJobException("id", "must be at most " + MAX_ID_LENGTH + " characters, was " + id.length());
+		}
+		return id;
+	}
+
+	/**
+	 * Checks a delay, as every operation taking one does.
+	 * @throws InvalidJobException when the delay is negative or longer than {@link #MAX_DELAY}
+	 */
+	public static Duration checkDelay(Duration delay) {
+		if (delay == null) {
+			throw new InvalidJobException("delay", "must not be null");
+		}
+		if (delay.isNegative()) {
+			throw new InvalidJobException("delay", "must not be negative, was " + delay);
+		}
+		if (delay.compareTo(MAX_DELAY) > 0) {
+			throw new InvalidJobException("delay", "must be at most " + MAX_DELAY.toDays() + " days, was " + delay);
+		}
+		return delay;
+	}
+
+	/**
+	 * Checks a due instant, as every operation taking one does: any instant from the epoch to three
+	 * times {@link #MAX_DELAY} after it is accepted; one in the past makes the job due at once.
+	 * @throws InvalidJobException when the instant is outside that range
+	 */
+	public static Instant checkDueAt(Instant dueAt) {
+		if (dueAt == null) {
+			throw new InvalidJobException("dueAt", "must not be null");
+		}
+		if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(LATEST_DUE)) {
+			throw new InvalidJobException("dueAt", "must be between " + Instant.EPOCH + " and " + LATEST_DUE + ", was " + dueAt);
+		}
+		return dueAt;
+	}
+
+	public String topic() {
+		return this.topic;
+	}
+
+	public String id() {
+		return this.id;
+	}
+
+	public String payload() {
+		return this.payload;
+	}
+
+	/**
+	 * Returns the delay from the moment Redis adds the job, or {@code null} when {@link #dueAt()} is set.
+	 */
+	public Duration delay() {
+		return this.delay;
+	}
+
+	/**
+	 * Returns the instant the job falls due, taken as given, or {@code null} when {@link #delay()} is set.
+	 */
+	public Instant dueAt() {
+		return this.dueAt;
+	}
+
+	/**
+	 * Returns the time-to-run, or {@code null} for the queue's default.
+	 */
+	public Duration ttr() {
+		return this.ttr;
+	}
+
+	/**
+	 * Returns the most attempts, or {@code null} for the queue's default.
+	 */
+	public Integer maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * Returns the back-off between attempts, or {@code null} for the queue's default.
+	 */
+	public BackOff backOff() {
+		return this.backOff;
+	}
+
+	public IfExists ifExists() {
+		return this.ifExists;
+	}
+
+	@Override
+	public String toString() {
+		return "Job[topic=" + this.topic + ", id=" + this.id + ", "
+				+ ((this.dueAt != null) ? "dueAt=" + this.dueAt : "delay=" + this.delay) + "]";
+	}
+
+	/**
+	 * Builds a {@link Job}; {@link #build()} checks every field and names the first one that is wrong.
+	 */
+	public static final class Builder {
+
+		private final String topic;
+
+		private String id;
+
+		private String payload;
+
+		private Duration delay = Duration.ZERO;
+
+		private Instant dueAt;
+
+		private Duration ttr;
+
+		private Integer maxAttempts;
+
+		private BackOff backOff;
+
+		private IfExists ifExists = IfExists.REJECT;
+
+		private Builder(String topic) {
+			this.topic = topic;
+		}
+
+		/**
+		 * Sets the id; without one, a time-ordered id is generated.
+		 */
+		public Builder id(String id) {
+			this.id = id;
+			return this;
+		}
+
+		/**
+		 * Sets the payload: JSON text, stored and handed back as it is.
+		 */
+		public Builder payload(String json) {
+			this.payload = json;
+			return this;
+		}
+
+		/**
+		 * Makes the job due {@code delay} after Redis adds it (measured on the Redis server's clock).
+		 */
+		public Builder delay(Duration delay) {
+			this.delay = delay;
+			this.dueAt = null;
+			return this;
+		}
+
+		/**
+		 * Makes the job due at the given instant; an instant in the past makes it due at once.
+		 */
+		public Builder dueAt(Instant dueAt) {
+			this.dueAt = dueAt;
+			this.delay = null;
+			return this;
+		}
+
+		/**
+		 * Sets how long a consumer may hold the job before it is taken back and retried.
+		 */
+		public Builder ttr(Duration ttr) {
+			this.ttr = ttr;
+			return this;
+		}
+
+		/**
+		 * Sets how many times the job may be tried before it goes to the dead letters.
+		 */
+		public Builder maxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		public Builder backOff(BackOff backOff) {
+			this.backOff = backOff;
+			return this;
+		}
+
+		public Builder ifExists(IfExists ifExists) {
+			this.ifExists = Objects.requireNonNull(ifExists, "ifExists");
+			return this;
+		}
+
+		/**
+		 * Checks every field and builds the job.
+		 * @throws InvalidJobException naming the first field that is wrong
+		 */
+		public Job build() {
+			checkTopic(this.topic);
+			if (this.id != null) {
+				checkId(this.id);
+			}
+			if (this.payload == null) {
+				throw new InvalidJobException("payload", "must not be null (use the JSON text \"null\" for none)");
+			}
+			if (this.dueAt != null) {
+				checkDueAt(this.dueAt);
+			}
+			else {
+				checkDelay(this.delay);
+			}
+			if (this.ttr != null && (this.ttr.isNegative() || this.ttr.toMillis() <= 0)) {
+				throw new InvalidJobException("ttr", "must be at least 1 ms, was " + this.ttr);
+			}
+			if (this.maxAttempts != null && this.maxAttempts < 1) {
+				throw new InvalidJobException("maxAttempts", "must be at least 1, was " + this.maxAttempts);
+			}
+			return new Job(this);
+		}
+
+	}
+
+}

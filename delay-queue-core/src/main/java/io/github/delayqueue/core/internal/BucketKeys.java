@@ -1,0 +1,21 @@
+package io.github.delayqueue.core.internal;
+
+/**
+ * The Redis keys of one bucket of a topic. They all carry the hash tag {@code {topic:index}}, so every
+ * script touches one hash slot and a Redis Cluster spreads a topic's buckets over its nodes.
+ *
+ * @param topic the topic
+ * @param index the bucket's index, from 0
+ * @param jobs hash: id to meta (state, attempts, due time, lease token, back-off, last error)
+ * @param payloads hash: id to JSON payload
+ * @param delayed sorted set: ids by due time
+ * @param ready sorted set: ids by due time, waiting for a consumer
+ * @param reserved sorted set: ids by lease deadline
+ * @param dead sorted set: ids by time of death
+ * @param signal sorted set holding one marker while the ready set has work, for blocked consumers to pop
+ * @param leaseTokens counter handing out lease tokens
+ * @param wakeChannel pub/sub channel telling the topic's pollers that a bucket has a new earliest due time
+ */
+public record BucketKeys(String topic, int index, String jobs, String payloads, String delayed, String ready,
+		String reserved, String dead, String signal, String leaseTokens, String wakeChannel) {
+}

@@ -1,0 +1,212 @@
+package io.github.delayqueue.core.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.delayqueue.core.BackOff;
+import io.github.delayqueue.core.CorruptJobException;
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.IfExists;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
+
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs the Lua scripts against one bucket and reads their replies: the only class that calls a script.
+ * Callers pass arguments already checked; the replies' codes are returned as they are for the caller to
+ * turn into results or exceptions.
+ */
+@SuppressWarnings("rawtypes")
+public final class BucketOperations {
+
+	private final RedisOperations<String, String> redis;
+
+	private final DelayQueueScripts scripts = new DelayQueueScripts();
+
+	public BucketOperations(RedisOperations<String, String> redis) {
+		this.redis = redis;
+	}
+
+	/**
+	 * Adds a job, due after {@code delayMillis} on the Redis clock or, when {@code dueAtMillis} is not
+	 * {@code null}, at that epoch millisecond. Returns 1 added, 2 replaced, 0 rejected as existing.
+	 */
+	public long add(BucketKeys keys, String id, String payload, long delayMillis, Long dueAtMillis, Duration ttr,
+			int maxAttempts, BackOff backOff, IfExists ifExists) {
+		List reply = run(this.scripts.add,
+				List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.reserved(), keys.dead(),
+						keys.signal()),
+				id, payload, (dueAtMillis != null) ? "" : Long.toString(delayMillis),
+				(dueAtMillis != null) ? Long.toString(dueAtMillis) : "", Long.toString(ttr.toMillis()),
+				Integer.toString(maxAttempts), Long.toString(backOff.initial().toMillis()),
+				Double.toString(backOff.multiplier()), Long.toString(backOff.max().toMillis()),
+				Double.toString(backOff.jitter()), ifExists.name(), keys.wakeChannel(), Integer.toString(keys.index()));
+		return RedisReplies.asLong(reply.get(0));
+	}
+
+	public MoveResult promote(BucketKeys keys, int batchSize) {
+		return MoveResult.of(run(this.scripts.promote,
+				List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.signal()),
+				Integer.toString(batchSize)));
+	}
+
+	public MoveResult expireLeases(BucketKeys keys, int batchSize) {
+		return MoveResult.of(run(this.scripts.expire,
+				List.of(keys.jobs(), keys.delayed(), keys.reserved(), keys.dead()), Integer.toString(batchSize),
+				randomFraction()));
+	}
+
+	/**
+	 * Claims up to {@code max} ready jobs of the bucket.
+	 */
+	public ClaimResult claim(BucketKeys keys, int max) {
+		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
+				keys.dead(), keys.signal(), keys.leaseTokens()), Integer.toString(max));
+		long arrivedNanos = System.nanoTime();
+		Instant now = Instant.ofEpochMilli(RedisReplies.asLong(reply.get(0)));
+		List<ReservedJob> jobs = new ArrayList<>();
+		for (Object item : (List) reply.get(1)) {
+			List fields = (List) item;
+			jobs.add(new ReservedJob(keys.topic(), RedisReplies.asString(fields.get(0)),
+					RedisReplies.asString(fields.get(1)), RedisReplies.asInt(fields.get(2)),
+					RedisReplies.asInt(fields.get(3)), Instant.ofEpochMilli(RedisReplies.asLong(fields.get(4))),
+					Instant.ofEpochMilli(RedisReplies.asLong(fields.get(6))),
+					Duration.ofMillis(RedisReplies.asLong(fields.get(7))), RedisReplies.asString(fields.get(5)), now,
+					arrivedNanos));
+		}
+		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
+		return new ClaimResult(jobs, corrupt);
+	}
+
+	/**
+	 * Returns 1 finished, 0 no such job, -1 stale lease.
+	 */
+	public long finish(BucketKeys keys, String id, String leaseToken) {
+		return this.redis.execute(this.scripts.finish, List.of(keys.jobs(), keys.payloads(), keys.reserved()), id,
+				leaseToken);
+	}
+
+	/**
+	 * Returns {code, epoch ms}: 1 retry due then, 2 dead since then, 0 no such job, -1 stale lease.
+	 */
+	public long[] fail(BucketKeys keys, String id, String leaseToken, String error, boolean retryable) {
+		List reply = run(this.scripts.fail, List.of(keys.jobs(), keys.delayed(), keys.reserved(), keys.dead()), id,
+				leaseToken, error, retryable ? "1" : "0", randomFraction(), keys.wakeChannel(),
+				Integer.toString(keys.index()));
+		return new long[] { RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)) };
+	}
+
+	/**
+	 * Returns {code, new lease deadline ms}: 1 extended, 0 no such job, -1 stale lease.
+	 */
+	public long[] extend(BucketKeys keys, String id, String leaseToken, Duration extension) {
+		List reply = run(this.scripts.extend, List.of(keys.jobs(), keys.reserved()), id, leaseToken,
+				Long.toString(extension.toMillis()));
+		return new long[] { RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)) };
+	}
+
+	/**
+	 * Returns 1 released to ready, 0 no such job, -1 stale lease.
+	 */
+	public long release(BucketKeys keys, String id, String leaseToken) {
+		return this.redis.execute(this.scripts.release,
+				List.of(keys.jobs(), keys.ready(), keys.reserved(), keys.signal()), id, leaseToken);
+	}
+
+	/**
+	 * Returns the state code the job was in, or an empty string when there was no such job.
+	 */
+	public String cancel(BucketKeys keys, String id) {
+		return this.redis.execute(this.scripts.cancel, List.of(keys.jobs(), keys.payloads(), keys.delayed(),
+				keys.ready(), keys.reserved(), keys.dead()), id);
+	}
+
+	/**
+	 * Returns {code, due ms or state code}: 1 rescheduled, 0 no such job, -2 in a state that cannot be rescheduled.
+	 */
+	public List<String> reschedule(BucketKeys keys, String id, long delayMillis, Long dueAtMillis) {
+		List reply = run(this.scripts.reschedule, List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.signal()),
+				id, (dueAtMillis != null) ? "" : Long.toString(delayMillis),
+				(dueAtMillis != null) ? Long.toString(dueAtMillis) : "", keys.wakeChannel(),
+				Integer.toString(keys.index()));
+		return List.of(RedisReplies.asString(reply.get(0)), RedisReplies.asString(reply.get(1)));
+	}
+
+	/**
+	 * Returns 1 replayed, 0 no such job, -2 not dead, -3 no payload.
+	 */
+	public long replay(BucketKeys keys, String id) {
+		return this.redis.execute(this.scripts.replay,
+				List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.dead(), keys.signal()), id);
+	}
+
+	/**
+	 * Purges up to {@code batchSize} dead jobs, oldest first: those dead longer than {@code retentionMillis}
+	 * ({@code "all"} for every one) and those beyond the newest {@code keepAtMost}. Returns {purged, dead left}.
+	 */
+	public long[] purgeDead(BucketKeys keys, String retentionMillis, long keepAtMost, int batchSize) {
+		List reply = run(this.scripts.purge, List.of(keys.jobs(), keys.payloads(), keys.dead()), retentionMillis,
+				Long.toString(keepAtMost), Integer.toString(batchSize));
+		return new long[] { RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)) };
+	}
+
+	/**
+	 * Reads a job, or returns {@code null} when there is none.
+	 * @throws CorruptJobException when its meta cannot be read
+	 */
+	public JobInfo find(BucketKeys keys, String id) {
+		List reply = run(this.scripts.find, List.of(keys.jobs(), keys.reserved(), keys.dead()), id);
+		if (reply.isEmpty()) {
+			return null;
+		}
+		if ("corrupt".equals(reply.get(0))) {
+			throw new CorruptJobException(keys.topic(), id, RedisReplies.asString(reply.get(1)));
+		}
+		String lastError = RedisReplies.asString(reply.get(4));
+		return new JobInfo(keys.topic(), id, JobState.fromCode(RedisReplies.asString(reply.get(0))),
+				Instant.ofEpochMilli(RedisReplies.asLong(reply.get(3))), RedisReplies.asInt(reply.get(1)),
+				RedisReplies.asInt(reply.get(2)), Duration.ofMillis(RedisReplies.asLong(reply.get(7))),
+				(lastError == null || lastError.isEmpty()) ? null : lastError, instantOrNull(reply.get(5)),
+				instantOrNull(reply.get(6)));
+	}
+
+	public BucketStats stats(BucketKeys keys) {
+		List reply = run(this.scripts.stats, List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead()));
+		return new BucketStats(RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)),
+				RedisReplies.asLong(reply.get(2)), RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(4)),
+				RedisReplies.asLong(reply.get(5)), RedisReplies.asLong(reply.get(6)));
+	}
+
+	public List<DeadLetter> deadLetters(BucketKeys keys, int offset, int limit) {
+		List reply = run(this.scripts.deadLetters, List.of(keys.jobs(), keys.payloads(), keys.dead()),
+				Integer.toString(offset), Integer.toString(limit));
+		List<DeadLetter> letters = new ArrayList<>(reply.size());
+		for (Object item : reply) {
+			List fields = (List) item;
+			letters.add(new DeadLetter(keys.topic(), RedisReplies.asString(fields.get(0)),
+					Instant.ofEpochMilli(RedisReplies.asLong(fields.get(1))), RedisReplies.asInt(fields.get(2)),
+					RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4))));
+		}
+		return letters;
+	}
+
+	private List run(RedisScript<List> script, List<String> keys, Object... args) {
+		return this.redis.execute(script, keys, args);
+	}
+
+	private static Instant instantOrNull(Object millis) {
+		long value = RedisReplies.asLong(millis);
+		return (value < 0) ? null : Instant.ofEpochMilli(value);
+	}
+
+	private static String randomFraction() {
+		return Double.toString(ThreadLocalRandom.current().nextDouble());
+	}
+
+}

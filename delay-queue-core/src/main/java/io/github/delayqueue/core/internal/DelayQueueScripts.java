@@ -1,0 +1,69 @@
+package io.github.delayqueue.core.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts, one per move, each read and hashed once. Every script is {@code common.lua} followed
+ * by its own file from {@code io/github/delayqueue/core/lua/}.
+ */
+@SuppressWarnings("rawtypes")
+public final class DelayQueueScripts {
+
+	public final RedisScript<List> add = load("add");
+
+	public final RedisScript<List> promote = load("promote");
+
+	public final RedisScript<List> claim = load("claim");
+
+	public final RedisScript<Long> finish = load("finish", Long.class);
+
+	public final RedisScript<List> fail = load("fail");
+
+	public final RedisScript<List> expire = load("expire");
+
+	public final RedisScript<List> extend = load("extend");
+
+	public final RedisScript<Long> release = load("release", Long.class);
+
+	public final RedisScript<String> cancel = load("cancel", String.class);
+
+	public final RedisScript<List> reschedule = load("reschedule");
+
+	public final RedisScript<Long> replay = load("replay", Long.class);
+
+	public final RedisScript<List> purge = load("purge");
+
+	public final RedisScript<List> find = load("find");
+
+	public final RedisScript<List> stats = load("stats");
+
+	public final RedisScript<List> deadLetters = load("dead_letters");
+
+	private static RedisScript<List> load(String name) {
+		return load(name, List.class);
+	}
+
+	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
+		return RedisScript.of(read("common") + "\n" + read(name), resultType);
+	}
+
+	private static String read(String name) {
+		String path = "/io/github/delayqueue/core/lua/" + name + ".lua";
+		try (InputStream in = DelayQueueScripts.class.getResourceAsStream(path)) {
+			if (in == null) {
+				throw new IllegalStateException("Missing script " + path);
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read script " + path, ex);
+		}
+	}
+
+}

@@ -1,0 +1,170 @@
+package io.github.delayqueue.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * Runs the {@link DuePoller}s of the topics this instance polls, on two shared timer threads, and wakes
+ * them when Redis announces a new earliest job on a topic's wake-up channel (or when this instance adds
+ * one). Every instance polling a topic runs all of its buckets' pollers: promotion is one atomic script,
+ * so they never move a job twice, and the topic keeps moving as long as any instance is up.
+ */
+public final class DuePollers implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(DuePollers.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final KeyLayout keys;
+
+	private final BucketOperations operations;
+
+	private final int batchSize;
+
+	private final Duration maxWait;
+
+	private final DeadLetterTrimmer trimmer;
+
+	private final Map<String, TopicPollers> topics = new ConcurrentHashMap<>();
+
+	private ScheduledExecutorService scheduler;
+
+	private RedisMessageListenerContainer subscriptions;
+
+	private ExecutorService subscriptionThread;
+
+	public DuePollers(RedisConnectionFactory connectionFactory, KeyLayout keys, BucketOperations operations,
+			int batchSize, Duration maxWait, Duration deadLetterRetention, int deadLetterMaxCount) {
+		this.connectionFactory = connectionFactory;
+		this.keys = keys;
+		this.operations = operations;
+		this.batchSize = batchSize;
+		this.maxWait = maxWait;
+		this.trimmer = new DeadLetterTrimmer(operations, deadLetterRetention, deadLetterMaxCount, batchSize);
+	}
+
+	/**
+	 * Starts polling every bucket of the topic, if this instance does not already.
+	 */
+	public synchronized void start(String topic) {
+		if (this.topics.containsKey(topic)) {
+			return;
+		}
+		if (this.scheduler == null) {
+			this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("delay-queue-poller-"));
+			this.subscriptions = newSubscriptionContainer();
+		}
+		List<DuePoller> pollers = this.keys.buckets(topic)
+			.stream()
+			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.batchSize, this.maxWait,
+					this.trimmer))
+			.toList();
+		MessageListener listener = (message, pattern) -> wake(topic, message);
+		ChannelTopic channel = new ChannelTopic(this.keys.wakeChannel(topic));
+		this.subscriptions.addMessageListener(listener, channel);
+		this.topics.put(topic, new TopicPollers(pollers, listener, channel));
+		pollers.forEach(DuePoller::start);
+	}
+
+	/**
+	 * Stops polling the topic. Its jobs keep their state in Redis for any other instance to move.
+	 */
+	public synchronized void stop(String topic) {
+		TopicPollers stopped = this.topics.remove(topic);
+		if (stopped != null) {
+			stopped.pollers().forEach(DuePoller::stop);
+			this.subscriptions.removeMessageListener(stopped.listener(), stopped.channel());
+		}
+	}
+
+	public boolean isPolling(String topic) {
+		return this.topics.containsKey(topic);
+	}
+
+	/**
+	 * Wakes the poller of one bucket, when this instance polls its topic.
+	 */
+	public void wake(String topic, int bucket) {
+		TopicPollers polled = this.topics.get(topic);
+		if (polled != null && bucket >= 0 && bucket < polled.pollers().size()) {
+			polled.pollers().get(bucket).wake();
+		}
+	}
+
+	@Override
+	public synchronized void close() {
+		List.copyOf(this.topics.keySet()).forEach(this::stop);
+		if (this.scheduler != null) {
+			try {
+				this.subscriptions.destroy();
+			}
+			catch (Exception ex) {
+				logger.debug("Failed to close the wake-up subscription", ex);
+			}
+			this.subscriptionThread.shutdownNow();
+			this.scheduler.shutdownNow();
+			awaitTermination(this.scheduler);
+			awaitTermination(this.subscriptionThread);
+			this.scheduler = null;
+		}
+	}
+
+	private void wake(String topic, Message message) {
+		try {
+			wake(topic, Integer.parseInt(new String(message.getBody(), StandardCharsets.UTF_8)));
+		}
+		catch (NumberFormatException ex) {
+			logger.debug("Ignored a malformed wake-up on topic {}", topic);
+		}
+	}
+
+	private RedisMessageListenerContainer newSubscriptionContainer() {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(this.connectionFactory);
+		this.subscriptionThread = Executors.newSingleThreadExecutor(daemonThreads("delay-queue-wakeups-"));
+		container.setTaskExecutor(this.subscriptionThread);
+		container.afterPropertiesSet();
+		container.start();
+		return container;
+	}
+
+	private static void awaitTermination(ExecutorService executor) {
+		try {
+			executor.awaitTermination(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	static ThreadFactory daemonThreads(String prefix) {
+		AtomicInteger count = new AtomicInteger();
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	private record TopicPollers(List<DuePoller> pollers, MessageListener listener, ChannelTopic channel) {
+	}
+
+}

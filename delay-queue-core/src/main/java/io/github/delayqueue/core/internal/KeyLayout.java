@@ -1,0 +1,68 @@
+package io.github.delayqueue.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToIntFunction;
+import java.util.zip.CRC32;
+
+/**
+ * Builds every Redis key name the queue uses; no other class makes one. A job's bucket is a pure function
+ * of its topic and id, so every instance finds a job without asking Redis where it is.
+ */
+public final class KeyLayout {
+
+	private final String prefix;
+
+	private final ToIntFunction<String> bucketsOf;
+
+	public KeyLayout(String prefix, ToIntFunction<String> bucketsOf) {
+		this.prefix = prefix;
+		this.bucketsOf = bucketsOf;
+	}
+
+	/**
+	 * Returns the keys of the bucket holding job {@code id} of {@code topic}.
+	 */
+	public BucketKeys bucketOf(String topic, String id) {
+		return bucket(topic, bucketIndex(id, this.bucketsOf.applyAsInt(topic)));
+	}
+
+	/**
+	 * Returns the keys of every bucket of {@code topic}.
+	 */
+	public List<BucketKeys> buckets(String topic) {
+		int count = this.bucketsOf.applyAsInt(topic);
+		List<BucketKeys> buckets = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			buckets.add(bucket(topic, i));
+		}
+		return buckets;
+	}
+
+	public BucketKeys bucket(String topic, int index) {
+		String base = this.prefix + ":{" + topic + ":" + index + "}:";
+		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
+				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", wakeChannel(topic));
+	}
+
+	/**
+	 * Returns the pub/sub channel on which a topic's pollers hear of new earliest due times.
+	 */
+	public String wakeChannel(String topic) {
+		return this.prefix + ":wake:" + topic;
+	}
+
+	/**
+	 * Returns the bucket of an id: CRC-32 of its UTF-8 bytes modulo the bucket count.
+	 */
+	static int bucketIndex(String id, int buckets) {
+		if (buckets == 1) {
+			return 0;
+		}
+		CRC32 crc = new CRC32();
+		crc.update(id.getBytes(StandardCharsets.UTF_8));
+		return (int) (crc.getValue() % buckets);
+	}
+
+}

@@ -1,0 +1,101 @@
+-- Shared by every script (prepended at load time by DelayQueueScripts).
+--
+-- A job lives in two hash fields of its bucket: `jobs[id]` holds its meta, a short line the scripts
+-- rewrite on every move, and `payloads[id]` holds the JSON payload, which no move touches.
+--
+-- meta := state|attempts|maxAttempts|ttrMs|dueMs|leaseToken|backoffInitialMs|backoffMultiplier|backoffMaxMs|backoffJitter|lastError
+--   state: D delayed, R ready, L leased (reserved), X dead
+--   dueMs: when the job is (or was) due, on the Redis clock; lastError is free text and may hold '|'.
+
+if redis.replicate_commands then
+  redis.replicate_commands() -- Redis 6.2: allow TIME before writes (the default from 7.0 on)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function meta_decode(raw)
+  if not raw then
+    return nil
+  end
+  local s, a, x, t, d, k, bi, bm, bx, bj, e = string.match(raw,
+      '^([DRLX])|(%d+)|(%d+)|(%d+)|(%-?%d+)|(%d*)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)|(.*)$')
+  if not s then
+    return nil
+  end
+  return { state = s, attempts = tonumber(a), max = tonumber(x), ttr = tonumber(t), due = tonumber(d),
+           token = k, bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = e }
+end
+
+local function int(n)
+  return string.format('%d', n)
+end
+
+local function meta_encode(m)
+  return table.concat({ m.state, int(m.attempts), int(m.max), int(m.ttr), int(m.due), m.token,
+                        int(m.bi), tostring(m.bm), int(m.bx), tostring(m.bj), m.err }, '|')
+end
+
+-- Exponential back-off after `attempts` failed attempts, shortened by up to `bj` (0..1) of itself
+-- using the caller's random fraction, so retries of a burst of failures spread out.
+local function backoff_ms(m, random_fraction)
+  local delay = m.bi * (m.bm ^ (m.attempts - 1))
+  if delay > m.bx then
+    delay = m.bx
+  end
+  return math.floor(delay * (1 - m.bj * random_fraction))
+end
+
+-- Moves a job whose meta could not be read to the dead set, keeping the raw meta in the reason.
+local function bury_corrupt(jobs_key, dead_key, id, reason, now)
+  local m = { state = 'X', attempts = 0, max = 1, ttr = 1, due = now, token = '', bi = 0, bm = 1, bx = 0, bj = 0,
+              err = 'corrupt: ' .. reason }
+  redis.call('HSET', jobs_key, id, meta_encode(m))
+  redis.call('ZADD', dead_key, now, id)
+end
+
+-- Sends a failed or expired job on: back to delayed after its back-off while attempts remain,
+-- else to dead. Returns 1 and the retry due time, or 2 and the time of death.
+local function retry_or_bury(jobs_key, delayed_key, dead_key, id, m, err, retryable, random_fraction, now)
+  m.token = ''
+  m.err = err
+  if retryable and m.attempts < m.max then
+    m.state = 'D'
+    m.due = now + backoff_ms(m, random_fraction)
+    redis.call('HSET', jobs_key, id, meta_encode(m))
+    redis.call('ZADD', delayed_key, m.due, id)
+    return 1, m.due
+  end
+  m.state = 'X'
+  redis.call('HSET', jobs_key, id, meta_encode(m))
+  redis.call('ZADD', dead_key, now, id)
+  return 2, now
+end
+
+-- Tells this bucket's consumers that the ready set has work (one marker, whatever the count).
+local function signal_ready(signal_key)
+  redis.call('ZADD', signal_key, 0, 'ready')
+end
+
+-- Tells this topic's pollers (in every instance) that bucket `bucket` has a new earliest due time.
+local function wake_pollers(channel, bucket)
+  redis.call('PUBLISH', channel, bucket)
+end
+
+local function earliest(zset_key)
+  local head = redis.call('ZRANGE', zset_key, 0, 0, 'WITHSCORES')
+  if head[2] then
+    return tonumber(head[2])
+  end
+  return -1
+end
+
+-- Removes a job from whichever index its state puts it in.
+local function unindex(keys_by_state, id, state)
+  local key = keys_by_state[state]
+  if key then
+    redis.call('ZREM', key, id)
+  end
+end

@@ -1,0 +1,19 @@
+-- extend: moves the lease deadline of a held job to now + ARGV[3] ms, if the caller still holds it.
+--
+-- KEYS[1] jobs   KEYS[2] reserved
+-- ARGV[1] id   ARGV[2] lease token   ARGV[3] extension ms
+--
+-- Returns { code, new lease deadline ms }: 1 extended, 0 no such job, -1 stale lease.
+
+local jobs, reserved = KEYS[1], KEYS[2]
+local id = ARGV[1]
+local m = meta_decode(redis.call('HGET', jobs, id))
+if not m then
+  return { 0, -1 }
+end
+if m.state ~= 'L' or m.token ~= ARGV[2] then
+  return { -1, -1 }
+end
+local deadline = now_ms() + tonumber(ARGV[3])
+redis.call('ZADD', reserved, deadline, id)
+return { 1, deadline }

@@ -1,0 +1,375 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketOperations;
+import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.core.internal.MoveResult;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Each script's moves and refusals, driven through {@link DelayQueue} (and {@link BucketOperations} for
+ * the moves pollers make), checked against what Redis then holds.
+ */
+@RedisTest
+class LifecycleScriptsIntegrationTests {
+
+	private static final String TOPIC = "orders";
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	private String prefix;
+
+	private DelayQueue queue;
+
+	private BucketOperations operations;
+
+	private BucketKeys bucket;
+
+	@BeforeAll
+	static void connect(RedisServer server) {
+		connectionFactory = TestRedis.connectionFactory(server);
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void newQueue(RedisServer server) {
+		this.prefix = server.newKeyPrefix();
+		this.queue = new DelayQueue(connectionFactory, DelayQueueOptions.builder()
+			.keyPrefix(this.prefix)
+			.defaultBackOff(BackOff.fixed(Duration.ofMillis(100)))
+			.batchSize(10)
+			.build());
+		this.operations = new BucketOperations(redis);
+		this.bucket = new KeyLayout(this.prefix, (topic) -> 1).bucket(TOPIC, 0);
+	}
+
+	@AfterEach
+	void checkInvariantAndClose() {
+		TestRedis.assertOneStateEach(redis, this.prefix);
+		this.queue.close();
+	}
+
+	@Test
+	void addWithDelayMakesTheJobDelayedDueOnTheRedisClock() {
+		long redisNow = redisTimeMillis();
+		assertThat(this.queue.add(job("a").delay(Duration.ofMinutes(5)).build())).isTrue();
+
+		JobInfo info = this.queue.find(TOPIC, "a").orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.DELAYED);
+		assertThat(info.attempts()).isZero();
+		assertThat(info.dueAt().toEpochMilli() - redisNow).isBetween(299_000L, 301_000L);
+		assertThat(redis.opsForZSet().score(this.bucket.delayed(), "a")).isEqualTo(info.dueAt().toEpochMilli());
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("{\"n\":1}");
+	}
+
+	@Test
+	void addOfAJobAlreadyDueMakesItReadyAndSignalsConsumers() {
+		this.queue.add(job("a").delay(Duration.ZERO).build());
+		this.queue.add(job("b").dueAt(Instant.now().minusSeconds(60)).build());
+
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(this.queue.find(TOPIC, "b").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(redis.opsForZSet().range(this.bucket.signal(), 0, -1)).containsExactly("ready");
+	}
+
+	@Test
+	void addRejectsAnExistingIdByDefaultAndReplacesWhenAsked() {
+		this.queue.add(job("a").delay(Duration.ofMinutes(5)).payload("\"first\"").build());
+
+		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"second\"").build())).isFalse();
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"first\"");
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+
+		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"third\"").ifExists(IfExists.REPLACE).build()))
+			.isTrue();
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"third\"");
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void replacingAReservedJobFencesOffItsHolder() {
+		this.queue.add(job("a").delay(Duration.ZERO).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+
+		this.queue.add(job("a").delay(Duration.ZERO).ifExists(IfExists.REPLACE).build());
+
+		assertThat(this.queue.finish(held)).isFalse();
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void promoteMovesOnlyDueJobsInBoundedBatchesAndReportsTheNextDueTime() throws Exception {
+		for (int i = 0; i < 25; i++) {
+			this.queue.add(job("due-" + i).delay(Duration.ofMillis(1)).build());
+		}
+		this.queue.add(job("later").delay(Duration.ofMinutes(1)).build());
+		Thread.sleep(20);
+
+		MoveResult first = this.operations.promote(this.bucket, 10);
+		assertThat(first.moved()).isEqualTo(10);
+		assertThat(first.more()).isTrue();
+		this.operations.promote(this.bucket, 10);
+		MoveResult last = this.operations.promote(this.bucket, 10);
+		assertThat(last.moved()).isEqualTo(5);
+		assertThat(last.more()).isFalse();
+		assertThat(last.nextAtMillis()).isEqualTo(this.queue.find(TOPIC, "later").orElseThrow().dueAt().toEpochMilli());
+		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::ready, TopicStats::delayed).containsExactly(25L, 1L);
+	}
+
+	@Test
+	void claimLeasesOldestDueFirstWithAttemptsCountedAndAFreshTokenEachTime() {
+		this.queue.add(job("newer").dueAt(Instant.ofEpochMilli(2_000)).ttr(Duration.ofSeconds(30)).build());
+		this.queue.add(job("older").dueAt(Instant.ofEpochMilli(1_000)).ttr(Duration.ofSeconds(30)).build());
+
+		List<ReservedJob> claimed = this.queue.claim(TOPIC, 1);
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly("older");
+		ReservedJob first = claimed.get(0);
+		assertThat(first.attempt()).isEqualTo(1);
+		assertThat(first.payload()).isEqualTo("{\"n\":1}");
+		assertThat(Duration.between(first.claimedAt(), first.leaseDeadline())).isEqualTo(Duration.ofSeconds(30));
+		assertThat(this.queue.find(TOPIC, "older").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+
+		this.queue.release(first);
+		ReservedJob second = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(second.id()).isEqualTo("older");
+		assertThat(second.leaseToken()).isNotEqualTo(first.leaseToken());
+		assertThat(this.queue.claim(TOPIC, 5)).extracting(ReservedJob::id).containsExactly("newer");
+		assertThat(this.queue.claim(TOPIC, 5)).isEmpty();
+	}
+
+	@Test
+	void finishRemovesEveryTraceOfTheJobAndRefusesAStaleToken() {
+		this.queue.add(job("a").delay(Duration.ZERO).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+		ReservedJob stale = withToken(held, "999999");
+
+		assertThat(this.queue.finish(stale)).isFalse();
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+
+		assertThat(this.queue.finish(held)).isTrue();
+		assertThat(this.queue.find(TOPIC, "a")).isEmpty();
+		assertThat(redis.hasKey(this.bucket.jobs())).isFalse();
+		assertThat(redis.hasKey(this.bucket.payloads())).isFalse();
+		assertThat(redis.hasKey(this.bucket.reserved())).isFalse();
+		assertThat(this.queue.finish(held)).isFalse();
+	}
+
+	@Test
+	void failRetriesAfterTheBackOffThenBuriesOnTheLastAttempt() {
+		this.queue.add(job("a").delay(Duration.ZERO).maxAttempts(2)
+			.backOff(BackOff.exponential(Duration.ofSeconds(10), 2, Duration.ofMinutes(1)))
+			.build());
+		ReservedJob first = this.queue.claim(TOPIC, 1).get(0);
+
+		assertThat(this.queue.fail(withToken(first, "0"), new IllegalStateException("stale"))).isEqualTo(FailOutcome.LEASE_LOST);
+		assertThat(this.queue.fail(first, new IllegalStateException("boom"))).isEqualTo(FailOutcome.RETRY_SCHEDULED);
+		JobInfo retrying = this.queue.find(TOPIC, "a").orElseThrow();
+		assertThat(retrying.state()).isEqualTo(JobState.DELAYED);
+		assertThat(retrying.lastError()).isEqualTo("java.lang.IllegalStateException: boom");
+		assertThat(Duration.between(first.claimedAt(), retrying.dueAt()).toMillis()).isBetween(9_900L, 10_500L);
+
+		this.queue.reschedule(TOPIC, "a", Duration.ZERO);
+		ReservedJob second = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThat(second.isLastAttempt()).isTrue();
+		assertThat(this.queue.fail(second, new IllegalStateException("again"))).isEqualTo(FailOutcome.DEAD);
+		JobInfo dead = this.queue.find(TOPIC, "a").orElseThrow();
+		assertThat(dead.state()).isEqualTo(JobState.DEAD);
+		assertThat(dead.attempts()).isEqualTo(2);
+		assertThat(dead.diedAt()).isNotNull();
+		assertThat(this.queue.deadLetters(TOPIC, 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.lastError()).contains("again"));
+	}
+
+	@Test
+	void unrecoverableFailureBuriesAtOnce() {
+		this.queue.add(job("a").delay(Duration.ZERO).maxAttempts(5).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+
+		assertThat(this.queue.fail(held, new UnrecoverableJobException("cannot read payload"))).isEqualTo(FailOutcome.DEAD);
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().lastError()).contains("cannot read payload");
+	}
+
+	@Test
+	void expireTakesBackJobsPastTheirLeaseAsFailedAttempts() throws Exception {
+		this.queue.add(job("retry").delay(Duration.ZERO).ttr(Duration.ofMillis(50)).maxAttempts(2).build());
+		this.queue.add(job("last").delay(Duration.ZERO).ttr(Duration.ofMillis(50)).maxAttempts(1).build());
+		this.queue.add(job("alive").delay(Duration.ZERO).ttr(Duration.ofMinutes(1)).build());
+		List<ReservedJob> held = this.queue.claim(TOPIC, 3);
+		assertThat(held).hasSize(3);
+		Thread.sleep(100);
+
+		MoveResult expired = this.operations.expireLeases(this.bucket, 10);
+
+		assertThat(expired.moved()).isEqualTo(2);
+		assertThat(this.queue.find(TOPIC, "retry").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.queue.find(TOPIC, "retry").orElseThrow().lastError()).startsWith("lease expired");
+		assertThat(this.queue.find(TOPIC, "last").orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(this.queue.find(TOPIC, "alive").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+		assertThat(expired.nextAtMillis()).isEqualTo(this.queue.find(TOPIC, "alive").orElseThrow().leaseDeadline().toEpochMilli());
+		for (ReservedJob job : held) {
+			if (!job.id().equals("alive")) {
+				assertThat(this.queue.finish(job)).as("late finish of %s", job.id()).isFalse();
+			}
+		}
+	}
+
+	@Test
+	void extendMovesTheLeaseDeadlineOnlyForTheHolder() {
+		this.queue.add(job("a").delay(Duration.ZERO).ttr(Duration.ofSeconds(1)).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+
+		assertThat(this.queue.extend(withToken(held, "0"), Duration.ofMinutes(5))).isEmpty();
+		Instant deadline = this.queue.extend(held, Duration.ofMinutes(5)).orElseThrow();
+
+		assertThat(Duration.between(held.claimedAt(), deadline).toSeconds()).isBetween(299L, 301L);
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().leaseDeadline()).isEqualTo(deadline);
+	}
+
+	@Test
+	void cancelRemovesAJobInAnyStateAndRefusesAnUnknownOne() {
+		this.queue.add(job("delayed").delay(Duration.ofMinutes(1)).build());
+		this.queue.add(job("ready").delay(Duration.ZERO).build());
+		this.queue.add(job("reserved").delay(Duration.ZERO).dueAt(Instant.ofEpochMilli(1)).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(held.id()).isEqualTo("reserved");
+		this.queue.add(job("dead").delay(Duration.ZERO).dueAt(Instant.ofEpochMilli(1)).maxAttempts(1).build());
+		this.queue.fail(this.queue.claim(TOPIC, 1).get(0), new RuntimeException("x"));
+
+		for (String id : List.of("delayed", "ready", "reserved", "dead")) {
+			this.queue.cancel(TOPIC, id);
+			assertThat(this.queue.find(TOPIC, id)).as(id).isEmpty();
+		}
+		assertThat(this.queue.finish(held)).isFalse();
+		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.cancel(TOPIC, "delayed"))
+			.withMessage("id: no job \"delayed\" on topic \"orders\"");
+	}
+
+	@Test
+	void rescheduleMovesDelayedAndReadyJobsOnlyAndRefusesOthers() {
+		this.queue.add(job("delayed").delay(Duration.ofMinutes(1)).build());
+		this.queue.add(job("ready").delay(Duration.ZERO).build());
+
+		this.queue.reschedule(TOPIC, "delayed", Duration.ZERO);
+		Instant at = Instant.parse("2100-01-01T00:00:00Z");
+		this.queue.reschedule(TOPIC, "ready", at);
+
+		assertThat(this.queue.find(TOPIC, "delayed").orElseThrow().state()).isEqualTo(JobState.READY);
+		JobInfo later = this.queue.find(TOPIC, "ready").orElseThrow();
+		assertThat(later.state()).isEqualTo(JobState.DELAYED);
+		assertThat(later.dueAt()).isEqualTo(at);
+
+		this.queue.claim(TOPIC, 1);
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> this.queue.reschedule(TOPIC, "delayed", Duration.ZERO))
+			.withMessageContaining("is RESERVED");
+		assertThatExceptionOfType(NoSuchJobException.class)
+			.isThrownBy(() -> this.queue.reschedule(TOPIC, "nope", Duration.ZERO));
+	}
+
+	@Test
+	void replaySendsADeadJobBackToReadyWithFreshAttempts() {
+		this.queue.add(job("a").delay(Duration.ZERO).maxAttempts(1).build());
+		this.queue.fail(this.queue.claim(TOPIC, 1).get(0), new RuntimeException("broken"));
+
+		assertThatExceptionOfType(InvalidJobException.class).isThrownBy(() -> {
+			this.queue.add(job("b").delay(Duration.ZERO).build());
+			this.queue.replay(TOPIC, "b");
+		}).withMessageContaining("is not DEAD");
+		this.queue.replay(TOPIC, "a");
+
+		JobInfo replayed = this.queue.find(TOPIC, "a").orElseThrow();
+		assertThat(replayed.state()).isEqualTo(JobState.READY);
+		assertThat(replayed.attempts()).isZero();
+		assertThat(replayed.lastError()).contains("broken");
+		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.replay(TOPIC, "nope"));
+	}
+
+	@Test
+	void replayAllAndPurgeDeadEmptyTheDeadLetters() {
+		for (int i = 0; i < 25; i++) {
+			this.queue.add(job("j" + i).delay(Duration.ZERO).maxAttempts(1).build());
+		}
+		for (ReservedJob held : this.queue.claim(TOPIC, 25)) {
+			this.queue.fail(held, new RuntimeException("x"));
+		}
+		assertThat(this.queue.replayAll(TOPIC)).isEqualTo(25);
+		assertThat(this.queue.stats(TOPIC).ready()).isEqualTo(25);
+
+		for (ReservedJob held : this.queue.claim(TOPIC, 25)) {
+			this.queue.fail(held, new RuntimeException("x"));
+		}
+		assertThat(this.queue.purgeDead(TOPIC)).isEqualTo(25);
+		assertThat(redis.hasKey(this.bucket.jobs())).isFalse();
+		assertThat(redis.hasKey(this.bucket.payloads())).isFalse();
+	}
+
+	@Test
+	void purgeKeepsDeadLettersWithinTheirCountCapOldestFirst() throws Exception {
+		for (int i = 0; i < 5; i++) {
+			this.queue.add(job("j" + i).delay(Duration.ZERO).dueAt(Instant.ofEpochMilli(i + 1)).maxAttempts(1).build());
+			this.queue.fail(this.queue.claim(TOPIC, 1).get(0), new RuntimeException("x"));
+			Thread.sleep(2);
+		}
+
+		long[] result = this.operations.purgeDead(this.bucket, Long.toString(Duration.ofDays(7).toMillis()), 3, 10);
+
+		assertThat(result).containsExactly(2, 3);
+		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id).containsExactly("j2", "j3", "j4");
+	}
+
+	@Test
+	void releaseHandsAHeldJobBackWithoutCountingTheAttempt() {
+		this.queue.add(job("a").delay(Duration.ZERO).build());
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+
+		assertThat(this.queue.release(withToken(held, "0"))).isFalse();
+		assertThat(this.queue.release(held)).isTrue();
+
+		JobInfo info = this.queue.find(TOPIC, "a").orElseThrow();
+		assertThat(info.state()).isEqualTo(JobState.READY);
+		assertThat(info.attempts()).isZero();
+		assertThat(this.queue.finish(held)).isFalse();
+	}
+
+	private Job.Builder job(String id) {
+		return Job.builder(TOPIC).id(id).payload("{\"n\":1}");
+	}
+
+	private static ReservedJob withToken(ReservedJob job, String token) {
+		return new ReservedJob(job.topic(), job.id(), job.payload(), job.attempt(), job.maxAttempts(), job.dueAt(),
+				job.leaseDeadline(), job.ttr(), token, job.claimedAt(), job.claimedNanos());
+	}
+
+	private static long redisTimeMillis() {
+		return redis.execute((org.springframework.data.redis.core.RedisCallback<Long>) (connection) -> connection
+			.serverCommands()
+			.time());
+	}
+
+}
