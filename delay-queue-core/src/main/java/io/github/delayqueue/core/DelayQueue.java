@@ -14,6 +14,7 @@ import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.core.internal.NewJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,27 +72,26 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
 	 */
 	public boolean add(Job job) {
+		return this.operations.add(toNewJob(job)) != 0;
+	}
+
+	/**
+	 * Adds several jobs in one round trip (pipelined; one by one on a Redis Cluster). Returns, per job,
+	 * what {@link #add(Job)} would.
+	 * @throws InvalidJobException before anything is added, when any payload is too large
+	 */
+	public List<Boolean> addAll(Collection<Job> jobs) {
+		List<NewJob> newJobs = jobs.stream().map(this::toNewJob).toList();
+		return this.operations.addAll(newJobs).stream().map((code) -> code != 0).toList();
+	}
+
+	private NewJob toNewJob(Job job) {
 		checkPayloadSize(job);
-		BucketKeys bucket = this.keys.bucketOf(job.topic(), job.id());
-		long code = this.operations.add(bucket, job.id(), job.payload(), delayMillis(job.delay()),
+		return new NewJob(this.keys.bucketOf(job.topic(), job.id()), job.id(), job.payload(), delayMillis(job.delay()),
 				(job.dueAt() != null) ? job.dueAt().toEpochMilli() : null,
 				(job.ttr() != null) ? job.ttr() : this.options.defaultTtr(),
 				(job.maxAttempts() != null) ? job.maxAttempts() : this.options.defaultMaxAttempts(),
 				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists());
-		return code != 0;
-	}
-
-	/**
-	 * Adds several jobs, one script each, in order. Returns, per job, what {@link #add(Job)} would.
-	 * @throws InvalidJobException before anything is added, when any payload is too large
-	 */
-	public List<Boolean> addAll(Collection<Job> jobs) {
-		jobs.forEach(this::checkPayloadSize);
-		List<Boolean> added = new ArrayList<>(jobs.size());
-		for (Job job : jobs) {
-			added.add(add(job));
-		}
-		return added;
 	}
 
 	/**
@@ -196,6 +196,11 @@ public class DelayQueue implements AutoCloseable {
 			logger.warn("Moved aside job \"{}\" of topic \"{}\" (bucket {}): its data in Redis was unreadable or "
 					+ "out of place; see its entry in the dead letters", id, bucket.topic(), bucket.index());
 		}
+		result.jobs()
+			.stream()
+			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())
+			.min()
+			.ifPresent((untilExpiry) -> this.pollers.leaseTaken(bucket.topic(), bucket.index(), untilExpiry + 1));
 		return result.jobs();
 	}
 

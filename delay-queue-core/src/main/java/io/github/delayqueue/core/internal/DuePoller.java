@@ -38,6 +38,11 @@ final class DuePoller {
 
 	private boolean stopped;
 
+	private boolean running;
+
+	/** The earliest re-run asked for while a run was under way (it may have read Redis too early), or -1. */
+	private long rerunWithinMillis = -1;
+
 	private int consecutiveFailures;
 
 	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, int batchSize,
@@ -59,8 +64,23 @@ final class DuePoller {
 	 * for was added.
 	 */
 	synchronized void wake() {
-		if (!this.stopped && System.nanoTime() < this.nextRunNanos) {
-			schedule(0);
+		runWithin(0);
+	}
+
+	/**
+	 * Makes the next run start within {@code delayMillis}: a lease was taken that runs out before the
+	 * poller would otherwise look again.
+	 */
+	synchronized void runWithin(long delayMillis) {
+		if (this.stopped) {
+			return;
+		}
+		if (this.running) {
+			this.rerunWithinMillis = (this.rerunWithinMillis < 0) ? delayMillis
+					: Math.min(this.rerunWithinMillis, delayMillis);
+		}
+		else if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) < this.nextRunNanos) {
+			schedule(delayMillis);
 		}
 	}
 
@@ -72,6 +92,10 @@ final class DuePoller {
 	}
 
 	private void run() {
+		synchronized (this) {
+			this.running = true;
+			this.rerunWithinMillis = -1;
+		}
 		long delayMillis;
 		try {
 			MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
@@ -86,7 +110,8 @@ final class DuePoller {
 			delayMillis = failed(ex);
 		}
 		synchronized (this) {
-			schedule(delayMillis);
+			this.running = false;
+			schedule((this.rerunWithinMillis < 0) ? delayMillis : Math.min(delayMillis, this.rerunWithinMillis));
 		}
 	}
 

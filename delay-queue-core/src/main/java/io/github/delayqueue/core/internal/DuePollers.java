@@ -103,9 +103,17 @@ public final class DuePollers implements AutoCloseable {
 	 * Wakes the poller of one bucket, when this instance polls its topic.
 	 */
 	public void wake(String topic, int bucket) {
+		leaseTaken(topic, bucket, 0);
+	}
+
+	/**
+	 * Tells the poller of one bucket, when this instance polls its topic, that a lease it must take back
+	 * runs out in {@code millis}.
+	 */
+	public void leaseTaken(String topic, int bucket, long millis) {
 		TopicPollers polled = this.topics.get(topic);
 		if (polled != null && bucket >= 0 && bucket < polled.pollers().size()) {
-			polled.pollers().get(bucket).wake();
+			polled.pollers().get(bucket).runWithin(millis);
 		}
 	}
 

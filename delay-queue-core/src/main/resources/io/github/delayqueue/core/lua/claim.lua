@@ -31,7 +31,7 @@ for i = 1, #popped, 2 do
   elseif m and m.state ~= 'R' then
     corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
   else
-    local reason = 'in ready with meta ' .. tostring(raw)
+    local reason = corrupt_reason('in ready', raw)
     if m then
       reason = 'in ready without a payload'
     end

@@ -48,6 +48,14 @@ local function backoff_ms(m, random_fraction)
   return math.floor(delay * (1 - m.bj * random_fraction))
 end
 
+-- Says what is wrong with an id met in an index (`where`) whose pool entry `raw` could not be read.
+local function corrupt_reason(where, raw)
+  if not raw then
+    return where .. ' without a pool entry'
+  end
+  return where .. ' with unreadable meta: ' .. raw
+end
+
 -- Moves a job whose meta could not be read to the dead set, keeping the raw meta in the reason.
 local function bury_corrupt(jobs_key, dead_key, id, reason, now)
   local m = { state = 'X', attempts = 0, max = 1, ttr = 1, due = now, token = '', bi = 0, bm = 1, bx = 0, bj = 0,

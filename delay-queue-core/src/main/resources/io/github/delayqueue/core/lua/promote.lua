@@ -25,7 +25,7 @@ for _, id in ipairs(due_ids) do
   elseif m then
     corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
   else
-    bury_corrupt(jobs, dead, id, 'in delayed with meta ' .. tostring(raw), now)
+    bury_corrupt(jobs, dead, id, corrupt_reason('in delayed', raw), now)
     corrupt[#corrupt + 1] = id
   end
 end

@@ -1,0 +1,112 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Corrupt data fed into the pool is moved aside to the dead letters with a reason; pollers and
+ * consumers neither die nor spin on it, and the jobs around it still run.
+ */
+@RedisTest
+class CorruptDataIntegrationTests {
+
+	private static final String TOPIC = "corrupt";
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private StringRedisTemplate redis;
+
+	private DelayQueue queue;
+
+	private BucketKeys bucket;
+
+	private DelayQueueListenerContainer container;
+
+	private final CountDownLatch goodJobRan = new CountDownLatch(2);
+
+	@BeforeEach
+	void start(RedisServer server) {
+		String prefix = server.newKeyPrefix();
+		this.connectionFactory = TestRedis.connectionFactory(server);
+		this.redis = new StringRedisTemplate(this.connectionFactory);
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build());
+		this.bucket = new KeyLayout(prefix, (topic) -> 1).bucket(TOPIC, 0);
+		this.container = new DelayQueueListenerContainer(this.queue, TOPIC, (job) -> this.goodJobRan.countDown(),
+				ContainerOptions.create());
+	}
+
+	@AfterEach
+	void stop() {
+		this.container.stop();
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void corruptEntriesAreMovedAsideWithAReasonWhileGoodJobsRun() throws Exception {
+		this.queue.add(Job.builder(TOPIC).id("good-before").payload("{}").delay(Duration.ofMillis(100)).build());
+		this.redis.opsForZSet().add(this.bucket.delayed(), "no-pool-entry", 1);
+		this.redis.opsForZSet().add(this.bucket.delayed(), "garbled", 2);
+		this.redis.opsForHash().put(this.bucket.jobs(), "garbled", "not a meta line");
+		this.redis.opsForHash().put(this.bucket.payloads(), "garbled", "{}");
+		this.redis.opsForZSet().add(this.bucket.ready(), "ready-no-payload", 3);
+		this.redis.opsForHash().put(this.bucket.jobs(), "ready-no-payload", "R|0|3|30000|3||1000|2|60000|0|");
+
+		this.container.start();
+		this.queue.add(Job.builder(TOPIC).id("good-after").payload("{}").delay(Duration.ofMillis(100)).build());
+
+		assertThat(this.goodJobRan.await(5, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 3);
+		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id, DeadLetter::lastError)
+			.containsExactlyInAnyOrder(
+					org.assertj.core.groups.Tuple.tuple("no-pool-entry", "corrupt: in delayed without a pool entry"),
+					org.assertj.core.groups.Tuple.tuple("garbled", "corrupt: in delayed with unreadable meta: not a meta line"),
+					org.assertj.core.groups.Tuple.tuple("ready-no-payload", "corrupt: in ready without a payload"));
+		TestRedis.assertOneStateEach(this.redis, this.bucket.jobs().substring(0, this.bucket.jobs().indexOf(':')));
+
+		long scriptCallsBefore = scriptCalls();
+		Thread.sleep(1000);
+		assertThat(scriptCalls() - scriptCallsBefore).as("script calls in an idle second").isLessThan(10);
+	}
+
+	@Test
+	void findNamesTheJobWhoseMetaCannotBeRead() {
+		this.redis.opsForHash().put(this.bucket.jobs(), "garbled", "???");
+
+		assertThatExceptionOfType(CorruptJobException.class).isThrownBy(() -> this.queue.find(TOPIC, "garbled"))
+			.withMessageContaining("\"garbled\"")
+			.withMessageContaining("???");
+	}
+
+	private long scriptCalls() {
+		Properties stats = this.redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
+			.info("commandstats"));
+		long calls = 0;
+		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
+			String line = stats.getProperty(command);
+			if (line != null) {
+				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+			}
+		}
+		return calls;
+	}
+
+}

@@ -1,0 +1,238 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The listener container and pollers end to end on real Redis: delivery on time, at-least-once under a
+ * handler that never returns, no duplicates across containers, retries, graceful stop.
+ */
+@RedisTest
+class ListenerContainerIntegrationTests {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	private final List<DelayQueueListenerContainer> containers = new ArrayList<>();
+
+	private final List<DelayQueue> queues = new ArrayList<>();
+
+	private String prefix;
+
+	@BeforeAll
+	static void connect(RedisServer server) {
+		connectionFactory = TestRedis.connectionFactory(server);
+		redis = new StringRedisTemplate(connectionFactory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void newPrefix(RedisServer server) {
+		this.prefix = server.newKeyPrefix();
+	}
+
+	@AfterEach
+	void stopAll() {
+		this.containers.forEach(DelayQueueListenerContainer::stop);
+		this.queues.forEach(DelayQueue::close);
+		TestRedis.assertOneStateEach(redis, this.prefix);
+	}
+
+	@Test
+	void aJobDueIn200MillisOnAnIdleQueueRunsWithin50MillisOfItsDueTime() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		List<Duration> lateness = new CopyOnWriteArrayList<>();
+		CountDownLatch ran = new CountDownLatch(5);
+		start(queue, "precise", 1, (job) -> {
+			lateness.add(job.lateness());
+			ran.countDown();
+		});
+		Thread.sleep(500); // let the container settle into its idle wait
+
+		for (int i = 0; i < 5; i++) {
+			queue.add(Job.builder("precise").payload("{}").delay(Duration.ofMillis(200)).build());
+			Thread.sleep(300);
+		}
+
+		assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(lateness).allSatisfy((late) -> assertThat(late).isBetween(Duration.ZERO, Duration.ofMillis(50)));
+	}
+
+	@Test
+	void anEarlierJobAddedByAnotherInstanceWakesASleepingPoller() throws Exception {
+		DelayQueue consumer = queue(DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
+		DelayQueue producer = queue(DelayQueueOptions.builder());
+		CountDownLatch ran = new CountDownLatch(1);
+		List<Duration> lateness = new CopyOnWriteArrayList<>();
+		start(consumer, "wake", 1, (job) -> {
+			lateness.add(job.lateness());
+			ran.countDown();
+		});
+		producer.add(Job.builder("wake").payload("{}").delay(Duration.ofMinutes(10)).build());
+		Thread.sleep(300);
+
+		producer.add(Job.builder("wake").payload("{}").delay(Duration.ofMillis(300)).build());
+
+		assertThat(ran.await(2, TimeUnit.SECONDS)).isTrue();
+		assertThat(lateness.get(0)).isLessThan(Duration.ofMillis(50));
+	}
+
+	@Test
+	void aHandlerThatNeverReturnsHasItsJobDeliveredAgainAfterTheTtrAndItsLateFinishRefused() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder().defaultBackOff(BackOff.fixed(Duration.ZERO)));
+		CountDownLatch firstHolds = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch secondRan = new CountDownLatch(1);
+		List<ReservedJob> deliveries = new CopyOnWriteArrayList<>();
+		start(queue, "stuck", 2, (job) -> {
+			deliveries.add(job);
+			if (job.attempt() == 1) {
+				firstHolds.countDown();
+				release.await(); // "never" returns, until the test lets it
+			}
+			else {
+				secondRan.countDown();
+			}
+		});
+
+		queue.add(Job.builder("stuck").id("j").payload("{}").ttr(Duration.ofMillis(500)).maxAttempts(3).build());
+
+		assertThat(firstHolds.await(2, TimeUnit.SECONDS)).isTrue();
+		assertThat(secondRan.await(3, TimeUnit.SECONDS)).isTrue();
+		assertThat(deliveries).extracting(ReservedJob::attempt).containsExactly(1, 2);
+		assertThat(queue.finish(deliveries.get(0))).as("late finish of the first attempt").isFalse();
+		release.countDown();
+		await().atMost(Duration.ofSeconds(2)).until(() -> queue.find("stuck", "j").isEmpty());
+	}
+
+	@Test
+	void tenThousandJobsAreEachDeliveredOnceAcrossFourContainersSharingATopic() throws Exception {
+		int jobs = 10_000;
+		Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		AtomicInteger completed = new AtomicInteger();
+		DelayQueue producer = queue(DelayQueueOptions.builder().buckets(4));
+		for (int i = 0; i < 4; i++) {
+			DelayQueue instance = queue(DelayQueueOptions.builder().buckets(4));
+			start(instance, "shared", 4, (job) -> {
+				deliveries.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+				completed.incrementAndGet();
+			});
+		}
+
+		List<Job> batch = new ArrayList<>();
+		for (int i = 0; i < jobs; i++) {
+			batch.add(Job.builder("shared").id("job-" + i).payload("{\"i\":" + i + "}")
+				.delay(Duration.ofMillis(i % 500)).build());
+		}
+		producer.addAll(batch);
+
+		await().atMost(Duration.ofSeconds(60)).until(() -> completed.get() >= jobs
+				&& producer.stats("shared").reserved() == 0);
+		assertThat(deliveries).hasSize(jobs);
+		assertThat(deliveries.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		assertThat(producer.stats("shared")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+	}
+
+	@Test
+	void aFailingJobIsRetriedWithBackOffThenDeadLettered() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder()
+			.defaultBackOff(BackOff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(1))));
+		List<Instant> attempts = new CopyOnWriteArrayList<>();
+		start(queue, "failing", 1, (job) -> {
+			attempts.add(Instant.now());
+			throw new IllegalStateException("attempt " + job.attempt() + " failed");
+		});
+
+		queue.add(Job.builder("failing").id("j").payload("{}").maxAttempts(3).build());
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats("failing").dead() == 1);
+		assertThat(attempts).hasSize(3);
+		assertThat(Duration.between(attempts.get(0), attempts.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(85));
+		assertThat(Duration.between(attempts.get(1), attempts.get(2))).isGreaterThanOrEqualTo(Duration.ofMillis(180));
+		assertThat(queue.deadLetters("failing", 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.lastError()).endsWith("attempt 3 failed"));
+	}
+
+	@Test
+	void stoppingLetsRunningHandlersFinishThenHandsUnfinishedJobsStraightBack() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		CountDownLatch bothRunning = new CountDownLatch(2);
+		List<String> finished = new CopyOnWriteArrayList<>();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "draining", (job) -> {
+			bothRunning.countDown();
+			Thread.sleep(job.id().equals("quick") ? 200 : 60_000);
+			finished.add(job.id());
+		}, ContainerOptions.builder().concurrency(2).shutdownTimeout(Duration.ofSeconds(1)).build());
+		container.start();
+		this.containers.add(container);
+		queue.add(Job.builder("draining").id("quick").payload("{}").ttr(Duration.ofMinutes(10)).build());
+		queue.add(Job.builder("draining").id("slow").payload("{}").ttr(Duration.ofMinutes(10)).build());
+		assertThat(bothRunning.await(2, TimeUnit.SECONDS)).isTrue();
+
+		long start = System.nanoTime();
+		container.stop();
+		queue.add(Job.builder("draining").id("after-stop").payload("{}").build());
+
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+		assertThat(finished).containsExactly("quick");
+		JobInfo slow = queue.find("draining", "slow").orElseThrow();
+		assertThat(slow.state()).isEqualTo(JobState.READY);
+		assertThat(slow.attempts()).isZero();
+		Thread.sleep(200);
+		assertThat(queue.find("draining", "after-stop").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void aContainerStartedOnAnEmptyTopicReceivesTheFirstJob() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		CountDownLatch ran = new CountDownLatch(1);
+		start(queue, "empty-at-start", 1, (job) -> ran.countDown());
+		Thread.sleep(200);
+
+		queue.add(Job.builder("empty-at-start").payload("{}").build());
+
+		assertThat(ran.await(2, TimeUnit.SECONDS)).isTrue();
+	}
+
+	private DelayQueue queue(DelayQueueOptions.Builder options) {
+		DelayQueue queue = new DelayQueue(connectionFactory, options.keyPrefix(this.prefix).build());
+		this.queues.add(queue);
+		return queue;
+	}
+
+	private void start(DelayQueue queue, String topic, int concurrency, JobHandler handler) {
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, topic, handler,
+				ContainerOptions.builder().concurrency(concurrency).shutdownTimeout(Duration.ofSeconds(2)).build());
+		container.start();
+		this.containers.add(container);
+	}
+
+}
