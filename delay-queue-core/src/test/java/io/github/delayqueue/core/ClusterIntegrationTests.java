@@ -1,0 +1,128 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.test.RedisCluster;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The core scenarios on a local Redis Cluster of three masters, with a topic of 8 buckets spread over
+ * more than one master: every script touches one hash slot, so none fails with CROSSSLOT.
+ */
+@RedisTest(cluster = true)
+class ClusterIntegrationTests {
+
+	private static final String TOPIC = "clustered";
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private DelayQueue queue;
+
+	private String prefix;
+
+	private final List<DelayQueueListenerContainer> containers = new ArrayList<>();
+
+	@BeforeEach
+	void connect(RedisCluster cluster) {
+		this.prefix = cluster.newKeyPrefix();
+		this.connectionFactory = TestRedis.connectionFactory(cluster);
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder()
+			.keyPrefix(this.prefix)
+			.bucketsByTopic(Map.of(TOPIC, 8))
+			.defaultBackOff(BackOff.fixed(Duration.ofMillis(50)))
+			.build());
+	}
+
+	@AfterEach
+	void close() {
+		this.containers.forEach(DelayQueueListenerContainer::stop);
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void jobsOfOneTopicSpreadOverSeveralMastersAreEachDeliveredOnce(RedisCluster cluster) {
+		Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+		for (int i = 0; i < 2; i++) {
+			start((job) -> deliveries.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet());
+		}
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 400; i++) {
+			jobs.add(Job.builder(TOPIC).id("job-" + i).payload("{}").delay(Duration.ofMillis(i % 200)).build());
+		}
+		this.queue.addAll(jobs.subList(0, 200));
+		jobs.subList(200, 400).forEach(this.queue::add);
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> deliveries.size() == 400
+				&& this.queue.stats(TOPIC).reserved() == 0);
+		assertThat(deliveries.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		assertThat(mastersHoldingKeysOf(cluster, this.prefix)).as("masters holding the topic's buckets")
+			.isGreaterThan(1);
+	}
+
+	@Test
+	void retriesDeadLettersCancelAndFindWorkOnEveryBucket() throws Exception {
+		List<String> attempts = new CopyOnWriteArrayList<>();
+		start((job) -> {
+			attempts.add(job.id() + "#" + job.attempt());
+			throw new IllegalStateException("always fails");
+		});
+		for (int i = 0; i < 8; i++) {
+			this.queue.add(Job.builder(TOPIC).id("failing-" + i).payload("{}").maxAttempts(2).build());
+		}
+		this.queue.add(Job.builder(TOPIC).id("cancelled").payload("{}").delay(Duration.ofMillis(300)).build());
+		this.queue.cancel(TOPIC, "cancelled");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.queue.stats(TOPIC).dead() == 8);
+		assertThat(attempts).hasSize(16);
+		assertThat(this.queue.find(TOPIC, "failing-3").orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(this.queue.find(TOPIC, "cancelled")).isEmpty();
+		assertThat(this.queue.deadLetters(TOPIC, 100)).hasSize(8);
+		assertThat(this.queue.purgeDead(TOPIC)).isEqualTo(8);
+		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.replay(TOPIC, "failing-3"));
+	}
+
+	private void start(JobHandler handler) {
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(this.queue, TOPIC, handler,
+				ContainerOptions.builder().concurrency(4).shutdownTimeout(Duration.ofSeconds(2)).build());
+		container.start();
+		this.containers.add(container);
+	}
+
+	private static int mastersHoldingKeysOf(RedisCluster cluster, String prefix) {
+		Set<String> holders = new HashSet<>();
+		for (RedisServer master : cluster.masters()) {
+			RedisClient client = RedisClient.create(master.uri());
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				if (!connection.sync().keys(prefix + ":*").isEmpty()) {
+					holders.add(master.uri());
+				}
+			}
+			finally {
+				client.shutdown();
+			}
+		}
+		return holders.size();
+	}
+
+}

@@ -1,0 +1,114 @@
+package io.github.delayqueue.core;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Invariant 6: due and lease times come from the Redis server's clock. A client whose clock is an hour
+ * ahead (a separate JVM under libfaketime) still sees a 300 ms job run after 300 ms, and a job it adds
+ * runs on time for a client whose clock is right.
+ */
+@RedisTest
+class RedisClockIntegrationTests {
+
+	private static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+
+	@Test
+	void aClientClockSkewedByAnHourChangesNothing(RedisServer server) throws Exception {
+		requireLibfaketime();
+		String prefix = server.newKeyPrefix();
+		LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(server);
+		DelayQueue queue = new DelayQueue(connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build());
+		CountDownLatch ran = new CountDownLatch(1);
+		long[] ranAtNanos = new long[1];
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "unskewed", (job) -> {
+			ranAtNanos[0] = System.nanoTime();
+			ran.countDown();
+		}, ContainerOptions.create());
+		container.start();
+		Process client = startSkewedClient(server, prefix);
+		try {
+			Map<String, String> output = readOutput(client);
+			long addedAtNanos = System.nanoTime();
+
+			long skewMillis = Long.parseLong(output.get("CLOCK")) - System.currentTimeMillis();
+			assertThat(Duration.ofMillis(skewMillis)).as("the client's clock skew").isGreaterThan(Duration.ofMinutes(59));
+			assertThat(Long.parseLong(output.get("DUE_AFTER_REDIS_NOW_MS"))).as("stored due time minus Redis now")
+				.isBetween(0L, 300L);
+			// Not immediately (as a clock behind would make it) nor an hour late (as a clock ahead would);
+			// the slack above 300 ms is for a cold JVM whose timed waits all pass through libfaketime.
+			assertThat(Long.parseLong(output.get("RAN_AFTER_MS"))).as("ms from add to run in the skewed client")
+				.isBetween(290L, 5_000L);
+			assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(ranAtNanos[0] - addedAtNanos)).as("from the skewed client's add to our run")
+				.isBetween(Duration.ofMillis(200), Duration.ofMillis(1_000));
+		}
+		finally {
+			client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			container.stop();
+			queue.close();
+			connectionFactory.destroy();
+		}
+	}
+
+	private static void requireLibfaketime() {
+		boolean present = Files.exists(LIBFAKETIME);
+		if (System.getenv("CI") != null) {
+			assertThat(present).as(LIBFAKETIME + " (apt-get install faketime); .ci/run installs it").isTrue();
+		}
+		Assumptions.assumeTrue(present, "libfaketime is not installed (apt-get install faketime)");
+	}
+
+	private static Process startSkewedClient(RedisServer server, String prefix) throws Exception {
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+				SkewedClockClient.class.getName(), server.host(), Integer.toString(server.port()), prefix);
+		builder.environment().put("LD_PRELOAD", LIBFAKETIME.toString());
+		builder.environment().put("FAKETIME", "+1h");
+		builder.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+		builder.redirectErrorStream(true);
+		return builder.start();
+	}
+
+	/**
+	 * Reads the client's "KEY value" lines until it says ADDED, or fails with everything it printed.
+	 */
+	private static Map<String, String> readOutput(Process client) throws Exception {
+		Map<String, String> values = new HashMap<>();
+		StringBuilder printed = new StringBuilder();
+		try (BufferedReader reader = new BufferedReader(
+				new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
+			String line;
+			while ((line = reader.readLine()) != null) {
+				printed.append(line).append('\n');
+				List<String> parts = List.of(line.split(" ", 2));
+				if (parts.get(0).equals("ADDED")) {
+					return values;
+				}
+				if (parts.size() == 2 && parts.get(0).matches("[A-Z_]+")) {
+					values.put(parts.get(0), parts.get(1));
+				}
+			}
+		}
+		throw new AssertionError("The skewed client ended without adding its job:\n" + printed);
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Pollers and consumers outlive a Redis restart and dropped connections: due jobs keep moving without
+ * restarting the application.
+ */
+@RedisTest(dedicated = true)
+class RedisOutageIntegrationTests {
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private DelayQueue queue;
+
+	private DelayQueueListenerContainer container;
+
+	private final Set<String> ran = ConcurrentHashMap.newKeySet();
+
+	@BeforeEach
+	void start(RedisServer server) {
+		this.connectionFactory = TestRedis.connectionFactory(server);
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder()
+			.keyPrefix(server.newKeyPrefix())
+			.maxWait(Duration.ofSeconds(1))
+			.build());
+		this.container = new DelayQueueListenerContainer(this.queue, "outage", (job) -> this.ran.add(job.id()),
+				ContainerOptions.builder().concurrency(2).build());
+		this.container.start();
+	}
+
+	@AfterEach
+	void stop() {
+		this.container.stop();
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void jobsKeepMovingAfterRedisRestarts(RedisServer server) throws Exception {
+		this.queue.add(Job.builder("outage").id("before").payload("{}").delay(Duration.ofMillis(100)).build());
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.ran.contains("before"));
+
+		server.stop();
+		Thread.sleep(1500);
+		server.start();
+
+		await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
+			this.queue.add(Job.builder("outage").id("after").payload("{}").delay(Duration.ofMillis(100)).build());
+			return true;
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.ran.contains("after"));
+	}
+
+	@Test
+	void jobsKeepMovingAfterEveryConnectionIsDropped() {
+		this.queue.add(Job.builder("outage").id("before").payload("{}").delay(Duration.ofMillis(100)).build());
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.ran.contains("before"));
+
+		assertThat(killClients(KillArgs.Builder.typePubsub())).isEqualTo(1);
+		assertThat(killClients(KillArgs.Builder.typeNormal().skipme(false))).as("normal clients killed")
+			.isGreaterThanOrEqualTo(2);
+
+		await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
+			this.queue.add(Job.builder("outage").id("after").payload("{}").delay(Duration.ofMillis(300)).build());
+			return true;
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.ran.contains("after"));
+	}
+
+	private long killClients(KillArgs which) {
+		return new StringRedisTemplate(this.connectionFactory).execute((RedisCallback<Long>) (connection) -> {
+			try {
+				return ((RedisAsyncCommands<?, ?>) connection.getNativeConnection()).clientKill(which).get();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+}

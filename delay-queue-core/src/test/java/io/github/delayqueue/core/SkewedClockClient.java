@@ -1,0 +1,54 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A producer and consumer run in its own JVM, which {@link RedisClockIntegrationTests} starts under
+ * libfaketime so that its clock is an hour off. Prints its wall clock; adds a job due in 300 ms and
+ * prints how far its stored due time is from the Redis clock; runs it and prints how long that took;
+ * then adds a job for the test's own (unskewed) consumer.
+ */
+public final class SkewedClockClient {
+
+	private SkewedClockClient() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String host = args[0];
+		int port = Integer.parseInt(args[1]);
+		String prefix = args[2];
+		System.out.println("CLOCK " + System.currentTimeMillis());
+		LettuceConnectionFactory connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(host, port));
+		connectionFactory.afterPropertiesSet();
+		connectionFactory.start();
+		try (DelayQueue queue = new DelayQueue(connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build())) {
+			CountDownLatch ran = new CountDownLatch(1);
+			long[] ranAtNanos = new long[1];
+			DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "skewed", (job) -> {
+				ranAtNanos[0] = System.nanoTime();
+				ran.countDown();
+			}, ContainerOptions.create());
+			container.start();
+			long addedAtNanos = System.nanoTime();
+			queue.add(Job.builder("skewed").id("probe").payload("{}").delay(Duration.ofMillis(300)).build());
+			long redisNow = connectionFactory.getConnection().serverCommands().time();
+			long dueAt = queue.find("skewed", "probe").orElseThrow().dueAt().toEpochMilli();
+			System.out.println("DUE_AFTER_REDIS_NOW_MS " + (dueAt - redisNow));
+			boolean done = ran.await(10, TimeUnit.SECONDS);
+			System.out.println("RAN_AFTER_MS " + (done ? (ranAtNanos[0] - addedAtNanos) / 1_000_000 : -1));
+			container.stop();
+			queue.add(Job.builder("unskewed").id("from-skewed-client").payload("{}").delay(Duration.ofMillis(300)).build());
+			System.out.println("ADDED");
+		}
+		finally {
+			connectionFactory.destroy();
+		}
+	}
+
+}
