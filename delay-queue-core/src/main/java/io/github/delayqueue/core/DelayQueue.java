@@ -191,6 +191,20 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	List<ReservedJob> claim(BucketKeys bucket, int max) {
+		List<ReservedJob> claimed = new ArrayList<>();
+		int asked;
+		int got;
+		do {
+			asked = Math.min(max - claimed.size(), this.options.batchSize());
+			List<ReservedJob> batch = claimBatch(bucket, asked);
+			got = batch.size();
+			claimed.addAll(batch);
+		}
+		while (got == asked && claimed.size() < max);
+		return claimed;
+	}
+
+	private List<ReservedJob> claimBatch(BucketKeys bucket, int max) {
 		ClaimResult result = this.operations.claim(bucket, max);
 		for (String id : result.corrupt()) {
 			logger.warn("Moved aside job \"{}\" of topic \"{}\" (bucket {}): its data in Redis was unreadable or "

@@ -22,6 +22,8 @@ public final class DelayQueueOptions {
 
 	public static final int DEFAULT_BATCH_SIZE = 1000;
 
+	public static final int MAX_BATCH_SIZE = 2000;
+
 	public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(5);
 
 	public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(7);
@@ -219,8 +221,16 @@ public final class DelayQueueOptions {
 			return this;
 		}
 
+		/**
+		 * Sets the most jobs one script moves at a time, from 1 to {@link #MAX_BATCH_SIZE}: a script moves a
+		 * batch with a few multi-argument commands, and Redis's Lua caps their arguments.
+		 */
 		public Builder batchSize(int batchSize) {
-			this.batchSize = atLeastOne("batchSize", batchSize);
+			if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+				throw new IllegalArgumentException(
+						"batchSize: must be between 1 and " + MAX_BATCH_SIZE + ", was " + batchSize);
+			}
+			this.batchSize = batchSize;
 			return this;
 		}
 

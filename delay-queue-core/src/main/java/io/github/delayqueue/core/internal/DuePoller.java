@@ -9,10 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves one bucket's jobs as they fall due: runs lease expiry and promotion, then sleeps on a local
- * timer until the bucket's next due time or lease deadline (as reported by Redis, so no clocks are
- * compared), a {@link #wake()} from a new earliest job, or the maximum wait, whichever comes first.
- * Nothing polls on a fixed interval; the maximum wait only guards against a lost wake-up.
+ * Moves one bucket's jobs as they fall due and takes back its expired leases. It keeps two deadlines,
+ * when the next delayed job falls due and when the next lease runs out, both as reported by Redis (so no
+ * clocks are compared), and sleeps on a local timer until the earlier one, a {@link #wake()} from a new
+ * earliest job, or the maximum wait, whichever comes first; each run calls only the scripts whose
+ * deadline has come. Nothing polls on a fixed interval; the maximum wait only guards against a lost
+ * wake-up.
  */
 final class DuePoller {
 
@@ -28,7 +30,7 @@ final class DuePoller {
 
 	private final int batchSize;
 
-	private final long maxWaitMillis;
+	private final long maxWaitNanos;
 
 	private final DeadLetterTrimmer trimmer;
 
@@ -36,12 +38,18 @@ final class DuePoller {
 
 	private long nextRunNanos;
 
+	/** When the next delayed job falls due (System.nanoTime), or earlier when a wake-up asks. */
+	private long promoteAtNanos;
+
+	/** When the next lease runs out (System.nanoTime), or earlier when a claim says so. */
+	private long expireAtNanos;
+
 	private boolean stopped;
 
 	private boolean running;
 
-	/** The earliest re-run asked for while a run was under way (it may have read Redis too early), or -1. */
-	private long rerunWithinMillis = -1;
+	/** Whether a wake-up came while a run was under way: the run may have read Redis too early. */
+	private boolean rerun;
 
 	private int consecutiveFailures;
 
@@ -51,37 +59,34 @@ final class DuePoller {
 		this.operations = operations;
 		this.scheduler = scheduler;
 		this.batchSize = batchSize;
-		this.maxWaitMillis = maxWait.toMillis();
+		this.maxWaitNanos = maxWait.toNanos();
 		this.trimmer = trimmer;
 	}
 
 	synchronized void start() {
-		schedule(0);
+		long now = System.nanoTime();
+		this.promoteAtNanos = now;
+		this.expireAtNanos = now;
+		schedule(now);
 	}
 
 	/**
-	 * Runs the poller now unless a run is already about to start: a job earlier than the one it sleeps
-	 * for was added.
+	 * Promotes now: a job earlier than the one the poller sleeps for was added.
 	 */
 	synchronized void wake() {
-		runWithin(0);
+		long now = System.nanoTime();
+		this.promoteAtNanos = now;
+		requestRunBy(now);
 	}
 
 	/**
-	 * Makes the next run start within {@code delayMillis}: a lease was taken that runs out before the
-	 * poller would otherwise look again.
+	 * Takes back expired leases within {@code delayMillis}: a lease was taken that runs out before the
+	 * poller would otherwise look.
 	 */
-	synchronized void runWithin(long delayMillis) {
-		if (this.stopped) {
-			return;
-		}
-		if (this.running) {
-			this.rerunWithinMillis = (this.rerunWithinMillis < 0) ? delayMillis
-					: Math.min(this.rerunWithinMillis, delayMillis);
-		}
-		else if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis) < this.nextRunNanos) {
-			schedule(delayMillis);
-		}
+	synchronized void leaseRunsOutIn(long delayMillis) {
+		long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+		this.expireAtNanos = Math.min(this.expireAtNanos, at);
+		requestRunBy(at);
 	}
 
 	synchronized void stop() {
@@ -91,55 +96,91 @@ final class DuePoller {
 		}
 	}
 
-	private void run() {
-		synchronized (this) {
-			this.running = true;
-			this.rerunWithinMillis = -1;
+	private void requestRunBy(long atNanos) {
+		if (this.stopped) {
+			return;
 		}
-		long delayMillis;
+		if (this.running) {
+			this.rerun = true;
+		}
+		else if (atNanos < this.nextRunNanos) {
+			schedule(atNanos);
+		}
+	}
+
+	private void run() {
+		boolean expire;
+		boolean promote;
+		synchronized (this) {
+			long now = System.nanoTime();
+			this.running = true;
+			this.rerun = false;
+			expire = now - this.expireAtNanos >= 0;
+			promote = now - this.promoteAtNanos >= 0;
+		}
+		long retryInNanos = -1;
 		try {
-			MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
-			MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
-			logCorrupt(expired);
-			logCorrupt(promoted);
-			this.trimmer.trimIfDue(this.keys);
-			delayMillis = (expired.more() || promoted.more()) ? 0 : untilNext(promoted, expired);
+			if (expire) {
+				MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
+				logCorrupt(expired);
+				synchronized (this) {
+					this.expireAtNanos = nextDeadline(expired);
+					if (expired.moved() > 0) {
+						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
+						promote = true;
+					}
+				}
+			}
+			if (promote) {
+				MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
+				logCorrupt(promoted);
+				synchronized (this) {
+					this.promoteAtNanos = nextDeadline(promoted);
+				}
+			}
+			if (expire) {
+				this.trimmer.trimIfDue(this.keys);
+			}
 			recovered();
 		}
 		catch (RuntimeException ex) {
-			delayMillis = failed(ex);
+			retryInNanos = TimeUnit.MILLISECONDS.toNanos(failed(ex));
 		}
 		synchronized (this) {
 			this.running = false;
-			schedule((this.rerunWithinMillis < 0) ? delayMillis : Math.min(delayMillis, this.rerunWithinMillis));
+			long now = System.nanoTime();
+			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
+			schedule(this.rerun ? now : at);
 		}
 	}
 
-	private long untilNext(MoveResult promoted, MoveResult expired) {
-		long next = earliestPositive(promoted.nextAtMillis(), expired.nextAtMillis());
-		if (next < 0) {
-			return this.maxWaitMillis;
+	/**
+	 * Returns when to look again after a batch move: at once when the batch was full, else when its next
+	 * job falls due, at most the maximum wait from now.
+	 */
+	private long nextDeadline(MoveResult result) {
+		long now = System.nanoTime();
+		if (result.more()) {
+			return now;
 		}
-		// +1: a timer may fire a fraction of a millisecond early, and the job is due at the end of its millisecond
-		return Math.min(this.maxWaitMillis, Math.max(0, next - promoted.nowMillis()) + 1);
+		if (result.nextAtMillis() < 0) {
+			return now + this.maxWaitNanos;
+		}
+		// +1 ms: a job is due at the end of its millisecond, and a timer may fire a fraction early
+		long untilNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, result.nextAtMillis() - result.nowMillis()) + 1);
+		return now + Math.min(untilNanos, this.maxWaitNanos);
 	}
 
-	private static long earliestPositive(long a, long b) {
-		if (a < 0) {
-			return b;
-		}
-		return (b < 0) ? a : Math.min(a, b);
-	}
-
-	private void schedule(long delayMillis) {
+	private void schedule(long atNanos) {
 		if (this.stopped) {
 			return;
 		}
 		if (this.next != null) {
 			this.next.cancel(false);
 		}
-		this.nextRunNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
-		this.next = this.scheduler.schedule(this::run, delayMillis, TimeUnit.MILLISECONDS);
+		long now = System.nanoTime();
+		this.nextRunNanos = Math.max(atNanos, now);
+		this.next = this.scheduler.schedule(this::run, this.nextRunNanos - now, TimeUnit.NANOSECONDS);
 	}
 
 	private void logCorrupt(MoveResult result) {
@@ -164,7 +205,7 @@ final class DuePoller {
 					this.keys.index(), ex);
 		}
 		long backoff = 100L << Math.min(this.consecutiveFailures - 1, 10);
-		return Math.min(backoff, Math.min(this.maxWaitMillis, MAX_ERROR_BACKOFF_MILLIS));
+		return Math.min(backoff, Math.min(TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos), MAX_ERROR_BACKOFF_MILLIS));
 	}
 
 }

@@ -103,7 +103,10 @@ public final class DuePollers implements AutoCloseable {
 	 * Wakes the poller of one bucket, when this instance polls its topic.
 	 */
 	public void wake(String topic, int bucket) {
-		leaseTaken(topic, bucket, 0);
+		DuePoller poller = pollerOf(topic, bucket);
+		if (poller != null) {
+			poller.wake();
+		}
 	}
 
 	/**
@@ -111,10 +114,16 @@ public final class DuePollers implements AutoCloseable {
 	 * runs out in {@code millis}.
 	 */
 	public void leaseTaken(String topic, int bucket, long millis) {
-		TopicPollers polled = this.topics.get(topic);
-		if (polled != null && bucket >= 0 && bucket < polled.pollers().size()) {
-			polled.pollers().get(bucket).runWithin(millis);
+		DuePoller poller = pollerOf(topic, bucket);
+		if (poller != null) {
+			poller.leaseRunsOutIn(millis);
 		}
+	}
+
+	private DuePoller pollerOf(String topic, int bucket) {
+		TopicPollers polled = this.topics.get(topic);
+		return (polled != null && bucket >= 0 && bucket < polled.pollers().size()) ? polled.pollers().get(bucket)
+				: null;
 	}
 
 	@Override

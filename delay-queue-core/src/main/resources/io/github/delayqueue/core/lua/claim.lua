@@ -1,8 +1,9 @@
 -- claim: leases up to ARGV[1] ready jobs, oldest due first, to one consumer.
--- Each claimed job gets attempts + 1, a fresh lease token and a lease deadline of now + its TTR.
+-- Each claimed job gets attempts + 1, a fresh lease token and a lease deadline of now + its TTR. The
+-- batch is read and written with one command each.
 --
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] ready   KEYS[4] reserved   KEYS[5] dead
--- KEYS[6] signal   KEYS[7] lease token sequence (string, INCR)
+-- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)
 -- ARGV[1] most jobs to claim
 --
 -- Returns { now ms, jobs, corrupt } where jobs is a list of
@@ -15,32 +16,45 @@ local now = now_ms()
 local popped = redis.call('ZPOPMIN', ready, tonumber(ARGV[1]))
 local claimed = {}
 local corrupt = {}
-for i = 1, #popped, 2 do
-  local id = popped[i]
-  local raw = redis.call('HGET', jobs, id)
-  local m = meta_decode(raw)
-  local payload = redis.call('HGET', payloads, id)
-  if m and m.state == 'R' and payload then
-    m.state = 'L'
-    m.attempts = m.attempts + 1
-    m.token = tostring(redis.call('INCR', seq))
-    local deadline = now + m.ttr
-    redis.call('HSET', jobs, id, meta_encode(m))
-    redis.call('ZADD', reserved, deadline, id)
-    claimed[#claimed + 1] = { id, payload, m.attempts, m.max, m.due, m.token, deadline, m.ttr }
-  elseif m and m.state ~= 'R' then
-    corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
-  else
-    local reason = corrupt_reason('in ready', raw)
-    if m then
-      reason = 'in ready without a payload'
-    end
-    bury_corrupt(jobs, dead, id, reason, now)
-    corrupt[#corrupt + 1] = id
+if #popped > 0 then
+  local ids = {}
+  for i = 1, #popped, 2 do
+    ids[#ids + 1] = popped[i]
   end
-end
-
-if redis.call('ZCARD', ready) > 0 then
-  signal_ready(signal) -- wake the next consumer: work is left
+  local metas = redis.call('HMGET', jobs, unpack(ids))
+  local bodies = redis.call('HMGET', payloads, unpack(ids))
+  local last_token = redis.call('INCRBY', seq, #ids)
+  local new_metas, reserved_entries = {}, {}
+  for i, id in ipairs(ids) do
+    local raw = metas[i]
+    local m = meta_decode(raw)
+    if m and m.state == 'R' and bodies[i] then
+      m.state = 'L'
+      m.attempts = m.attempts + 1
+      m.token = int(last_token - #ids + i)
+      local deadline = now + m.ttr
+      new_metas[#new_metas + 1] = id
+      new_metas[#new_metas + 1] = meta_encode(m)
+      reserved_entries[#reserved_entries + 1] = deadline
+      reserved_entries[#reserved_entries + 1] = id
+      claimed[#claimed + 1] = { id, bodies[i], m.attempts, m.max, m.due, m.token, deadline, m.ttr }
+    elseif m and m.state ~= 'R' then
+      corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
+    else
+      local reason = corrupt_reason('in ready', raw)
+      if m then
+        reason = 'in ready without a payload'
+      end
+      bury_corrupt(jobs, dead, id, reason, now)
+      corrupt[#corrupt + 1] = id
+    end
+  end
+  if #claimed > 0 then
+    redis.call('HSET', jobs, unpack(new_metas))
+    redis.call('ZADD', reserved, unpack(reserved_entries))
+  end
+  if redis.call('ZCARD', ready) > 0 then
+    signal_ready(signal) -- wake the next consumer: work is left
+  end
 end
 return { now, claimed, corrupt }

@@ -1,4 +1,6 @@
--- promote: moves jobs that have fallen due from delayed to ready, at most ARGV[1] per call.
+-- promote: moves jobs that have fallen due from delayed to ready, at most ARGV[1] per call. The batch
+-- is read, removed and written with one command each, so a batch costs a handful of commands, not a
+-- few per job.
 --
 -- KEYS[1] jobs   KEYS[2] delayed   KEYS[3] ready   KEYS[4] dead   KEYS[5] signal
 -- ARGV[1] batch size
@@ -13,24 +15,33 @@ local now = now_ms()
 local due_ids = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, batch)
 local moved = 0
 local corrupt = {}
-for _, id in ipairs(due_ids) do
-  redis.call('ZREM', delayed, id)
-  local raw = redis.call('HGET', jobs, id)
-  local m = meta_decode(raw)
-  if m and m.state == 'D' then
-    m.state = 'R'
-    redis.call('HSET', jobs, id, meta_encode(m))
-    redis.call('ZADD', ready, m.due, id)
-    moved = moved + 1
-  elseif m then
-    corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
-  else
-    bury_corrupt(jobs, dead, id, corrupt_reason('in delayed', raw), now)
-    corrupt[#corrupt + 1] = id
+if #due_ids > 0 then
+  -- the due ids are exactly the lowest ranks of the set
+  redis.call('ZREMRANGEBYRANK', delayed, 0, #due_ids - 1)
+  local metas = redis.call('HMGET', jobs, unpack(due_ids))
+  local new_metas, ready_entries = {}, {}
+  for i, id in ipairs(due_ids) do
+    local raw = metas[i]
+    local m = meta_decode(raw)
+    if m and m.state == 'D' then
+      m.state = 'R'
+      new_metas[#new_metas + 1] = id
+      new_metas[#new_metas + 1] = meta_encode(m)
+      ready_entries[#ready_entries + 1] = m.due
+      ready_entries[#ready_entries + 1] = id
+      moved = moved + 1
+    elseif m then
+      corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
+    else
+      bury_corrupt(jobs, dead, id, corrupt_reason('in delayed', raw), now)
+      corrupt[#corrupt + 1] = id
+    end
   end
-end
-if moved > 0 then
-  signal_ready(signal)
+  if moved > 0 then
+    redis.call('HSET', jobs, unpack(new_metas))
+    redis.call('ZADD', ready, unpack(ready_entries))
+    signal_ready(signal)
+  end
 end
 
 local more = 0
