@@ -22,45 +22,46 @@ local jobs, payloads, delayed, ready, reserved, dead, signal = KEYS[1], KEYS[2],
 local id = ARGV[1]
 local now = now_ms()
 
-local code = 1
-local existing = redis.call('HGET', jobs, id)
-if existing then
-  if ARGV[11] ~= 'REPLACE' then
-    return { 0, -1, now }
-  end
-  local old = meta_decode(existing)
-  if old then
-    unindex({ D = delayed, R = ready, L = reserved, X = dead }, id, old.state)
-  else
-    for _, key in ipairs({ delayed, ready, reserved, dead }) do
-      redis.call('ZREM', key, id)
-    end
-  end
-  code = 2
-end
-
 local due
 if ARGV[4] ~= '' then
   due = tonumber(ARGV[4])
 else
   due = now + tonumber(ARGV[3])
 end
-
-local m = { attempts = 0, max = tonumber(ARGV[6]), ttr = tonumber(ARGV[5]), due = due, token = '',
+local m = { state = 'D', attempts = 0, max = tonumber(ARGV[6]), ttr = tonumber(ARGV[5]), due = due, token = '',
             bi = tonumber(ARGV[7]), bm = tonumber(ARGV[8]), bx = tonumber(ARGV[9]), bj = tonumber(ARGV[10]), err = '' }
-
 if due <= now then
   m.state = 'R'
+end
+
+local code = 1
+if ARGV[11] == 'REPLACE' then
+  local existing = redis.call('HGET', jobs, id)
+  if existing then
+    local old = meta_decode(existing)
+    if old then
+      unindex({ D = delayed, R = ready, L = reserved, X = dead }, id, old.state)
+    else
+      for _, key in ipairs({ delayed, ready, reserved, dead }) do
+        redis.call('ZREM', key, id)
+      end
+    end
+    code = 2
+  end
+  redis.call('HSET', jobs, id, meta_encode(m))
+elseif redis.call('HSETNX', jobs, id, meta_encode(m)) == 0 then
+  return { 0, -1, now }
+end
+redis.call('HSET', payloads, id, ARGV[2])
+
+if m.state == 'R' then
   redis.call('ZADD', ready, due, id)
   signal_ready(signal)
 else
-  m.state = 'D'
   local head = earliest(delayed)
   redis.call('ZADD', delayed, due, id)
   if head < 0 or due < head then
     wake_pollers(ARGV[12], ARGV[13])
   end
 end
-redis.call('HSET', jobs, id, meta_encode(m))
-redis.call('HSET', payloads, id, ARGV[2])
 return { code, due, now }
