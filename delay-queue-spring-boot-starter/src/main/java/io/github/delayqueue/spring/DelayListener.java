@@ -1,0 +1,73 @@
+package io.github.delayqueue.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the consumer of one topic: it receives each job of the topic when the job falls
+ * due. Returning normally finishes the job; throwing fails the attempt, which is retried after the job's
+ * back-off and, after its last attempt, sent to the dead letters. A payload that cannot be converted to
+ * the method's parameter type sends the job to the dead letters at once, with the reason.
+ *
+ * <p>The method may declare one payload parameter, of any type Jackson can read (generic types such as
+ * {@code List<Order>} are honoured), and one {@link JobContext} parameter, in any order. Methods are
+ * found on any bean once the singletons exist, also through AOP proxies. One application may have only
+ * one listener per topic.
+ *
+ * <p>Every attribute is a {@code String} that may hold {@code ${...}} placeholders and {@code #{...}}
+ * expressions; {@code ""} means "use the {@code delay-queue.*} properties".
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayListener {
+
+	/**
+	 * Topic to consume.
+	 */
+	String topic();
+
+	/**
+	 * Id of the listener, to look its container up in the
+	 * {@link io.github.delayqueue.spring.config.DelayListenerRegistry}; the topic when empty.
+	 */
+	String id() default "";
+
+	/**
+	 * How many jobs this listener runs at once, such as {@code "4"}; when empty,
+	 * {@code delay-queue.topics.<topic>.concurrency} or else {@code delay-queue.listener.concurrency}.
+	 */
+	String concurrency() default "";
+
+	/**
+	 * Time-to-run of jobs this application sends to the topic, such as {@code "30s"} or {@code "PT2M"}
+	 * (a number without unit is milliseconds). Job settings are stored with each job when it is sent, so
+	 * this applies to jobs sent through this application's {@link DelayQueueTemplate}; it overrides
+	 * {@code delay-queue.topics.<topic>.ttr}.
+	 */
+	String ttr() default "";
+
+	/**
+	 * Most attempts of jobs this application sends to the topic, such as {@code "5"}. Like {@link #ttr()},
+	 * it applies to jobs sent through this application's {@link DelayQueueTemplate}.
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * Back-off of jobs this application sends to the topic, as {@code "initial"} for a fixed wait (such as
+	 * {@code "1s"}), {@code "initial,multiplier,max"} for a growing wait (such as {@code "1s,2.0,1m"}), or
+	 * {@code "initial,multiplier,max,jitter"} (such as {@code "1s,2.0,1m,0.1"}, jitter from 0 to 1). Like
+	 * {@link #ttr()}, it applies to jobs sent through this application's {@link DelayQueueTemplate}.
+	 */
+	String backoff() default "";
+
+	/**
+	 * Whether the listener starts with the application, {@code "true"} or {@code "false"}; when empty,
+	 * {@code delay-queue.listener.auto-startup}.
+	 */
+	String autoStartup() default "";
+
+}

@@ -1,0 +1,134 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.BackOff;
+import io.github.delayqueue.core.ContainerOptions;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.spring.JobCustomizer;
+import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
+import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Auto-configuration of the delay queue: a {@link DelayQueue} on the application's
+ * {@link RedisConnectionFactory}, a {@link DelayQueueTemplate} writing payloads with the application's
+ * {@link JsonMapper}, and the discovery and lifecycle of {@code @DelayListener} methods.
+ */
+@AutoConfiguration(after = { DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class })
+@ConditionalOnClass({ RedisConnectionFactory.class, DelayQueue.class })
+@ConditionalOnBooleanProperty(name = "delay-queue.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DelayQueueProperties.class)
+public final class DelayQueueAutoConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	DelayQueue delayQueue(RedisConnectionFactory redisConnectionFactory, DelayQueueProperties properties) {
+		return new DelayQueue(redisConnectionFactory, delayQueueOptions(properties));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueTemplate delayQueueTemplate(DelayQueue delayQueue, ObjectProvider<JsonMapper> jsonMapper,
+			DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry,
+			ObjectProvider<JobCustomizer> customizers) {
+		// later customizers win: topic properties, then what listeners ask for, then the application's own
+		List<JobCustomizer> all = new ArrayList<>();
+		all.add(new TopicPropertiesJobCustomizer(properties));
+		registry.ifAvailable((listeners) -> all.add(listeners.jobCustomizer()));
+		customizers.orderedStream().forEach(all::add);
+		return new DelayQueueTemplate(delayQueue, jsonMapper.getIfAvailable(JsonMapper::shared), all);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayListenerContainerFactory delayListenerContainerFactory(DelayQueue delayQueue,
+			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties, Environment environment,
+			ObjectProvider<JobObserver> observer) {
+		DelayQueueProperties.Listener listener = properties.getListener();
+		ContainerOptions.Builder options = ContainerOptions.builder()
+			.concurrency(listener.getConcurrency())
+			.shutdownTimeout(listener.getShutdownTimeout())
+			.observer(observer.getIfUnique());
+		if (Threading.VIRTUAL.isActive(environment)) {
+			options.workerExecutor(virtualThreads());
+		}
+		DelayListenerContainerFactory factory = new DelayListenerContainerFactory(delayQueue,
+				jsonMapper.getIfAvailable(JsonMapper::shared));
+		factory.setContainerOptions(options.build());
+		factory.setConcurrencyByTopic(byTopic(properties, DelayQueueProperties.Topic::getConcurrency));
+		factory.setAutoStartup(listener.isAutoStartup());
+		return factory;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayListenerRegistry delayListenerRegistry(DelayListenerContainerFactory delayListenerContainerFactory) {
+		return new DelayListenerRegistry(delayListenerContainerFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static DelayListenerAnnotationBeanPostProcessor delayListenerAnnotationBeanPostProcessor() {
+		return new DelayListenerAnnotationBeanPostProcessor();
+	}
+
+	private static DelayQueueOptions delayQueueOptions(DelayQueueProperties properties) {
+		DelayQueueProperties.BackOff backOff = properties.getBackOff();
+		return DelayQueueOptions.builder()
+			.keyPrefix(properties.getKeyPrefix())
+			.buckets(properties.getBuckets())
+			.bucketsByTopic(byTopic(properties, DelayQueueProperties.Topic::getBuckets))
+			.defaultTtr(properties.getTtr())
+			.defaultMaxAttempts(properties.getMaxAttempts())
+			.defaultBackOff(new BackOff(backOff.getInitial(), backOff.getMultiplier(), backOff.getMax(),
+					backOff.getJitter()))
+			.maxPayloadBytes(properties.getMaxPayloadSize().toBytes())
+			.batchSize(properties.getBatchSize())
+			.maxWait(properties.getMaxWait())
+			.deadLetterRetention(properties.getDeadLetters().getRetention())
+			.deadLetterMaxCount(properties.getDeadLetters().getMaxCount())
+			.build();
+	}
+
+	private static Map<String, Integer> byTopic(DelayQueueProperties properties,
+			Function<DelayQueueProperties.Topic, Integer> setting) {
+		Map<String, Integer> values = new HashMap<>();
+		properties.getTopics().forEach((topic, settings) -> {
+			Integer value = setting.apply(settings);
+			if (value != null) {
+				values.put(topic, value);
+			}
+		});
+		return values;
+	}
+
+	private static SimpleAsyncTaskExecutor virtualThreads() {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("delay-queue-");
+		executor.setVirtualThreads(true);
+		return executor;
+	}
+
+}

@@ -1,0 +1,411 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties of the delay queue, under {@code delay-queue}.
+ */
+@ConfigurationProperties("delay-queue")
+public class DelayQueueProperties {
+
+	/**
+	 * Whether to enable the delay queue.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Prefix of every Redis key the queue writes. Applications sharing topics must agree on it.
+	 */
+	private String keyPrefix = "dq";
+
+	/**
+	 * Number of buckets a topic is split into, to spread it over a Redis Cluster. Applications sharing a
+	 * topic must agree on it.
+	 */
+	private int buckets = 1;
+
+	/**
+	 * Time a listener may hold a job before it is taken back and retried.
+	 */
+	private Duration ttr = Duration.ofSeconds(30);
+
+	/**
+	 * Maximum number of attempts of a job before it goes to the dead letters.
+	 */
+	private int maxAttempts = 3;
+
+	/**
+	 * Largest payload accepted, as UTF-8 encoded JSON.
+	 */
+	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+	/**
+	 * Maximum number of jobs one Redis script moves at a time.
+	 */
+	private int batchSize = 1000;
+
+	/**
+	 * Longest time an idle poller or listener waits before looking again, should a wake-up be lost.
+	 */
+	private Duration maxWait = Duration.ofSeconds(5);
+
+	private final BackOff backOff = new BackOff();
+
+	private final Listener listener = new Listener();
+
+	private final DeadLetters deadLetters = new DeadLetters();
+
+	/**
+	 * Settings of individual topics, by topic name, overriding the general ones for that topic.
+	 */
+	private final Map<String, Topic> topics = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public int getBuckets() {
+		return this.buckets;
+	}
+
+	public void setBuckets(int buckets) {
+		this.buckets = buckets;
+	}
+
+	public Duration getTtr() {
+		return this.ttr;
+	}
+
+	public void setTtr(Duration ttr) {
+		this.ttr = ttr;
+	}
+
+	public int getMaxAttempts() {
+		return this.maxAttempts;
+	}
+
+	public void setMaxAttempts(int maxAttempts) {
+		this.maxAttempts = maxAttempts;
+	}
+
+	public DataSize getMaxPayloadSize() {
+		return this.maxPayloadSize;
+	}
+
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		this.maxPayloadSize = maxPayloadSize;
+	}
+
+	public int getBatchSize() {
+		return this.batchSize;
+	}
+
+	public void setBatchSize(int batchSize) {
+		this.batchSize = batchSize;
+	}
+
+	public Duration getMaxWait() {
+		return this.maxWait;
+	}
+
+	public void setMaxWait(Duration maxWait) {
+		this.maxWait = maxWait;
+	}
+
+	public BackOff getBackOff() {
+		return this.backOff;
+	}
+
+	public Listener getListener() {
+		return this.listener;
+	}
+
+	public DeadLetters getDeadLetters() {
+		return this.deadLetters;
+	}
+
+	public Map<String, Topic> getTopics() {
+		return this.topics;
+	}
+
+	/**
+	 * Wait between the attempts of a failed job.
+	 */
+	public static class BackOff {
+
+		/**
+		 * Wait after the first failed attempt.
+		 */
+		private Duration initial = Duration.ofSeconds(1);
+
+		/**
+		 * Factor applied to the wait for each further failed attempt, at least 1.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest wait.
+		 */
+		private Duration max = Duration.ofMinutes(10);
+
+		/**
+		 * Largest share of a wait removed at random, from 0 to 1, so that failures do not retry in lockstep.
+		 */
+		private double jitter = 0.1;
+
+		public Duration getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(Duration initial) {
+			this.initial = initial;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = max;
+		}
+
+		public double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(double jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * Settings of {@code @DelayListener} methods.
+	 */
+	public static class Listener {
+
+		/**
+		 * Number of jobs a listener runs at once.
+		 */
+		private int concurrency = 1;
+
+		/**
+		 * Time running handlers get to finish when the application stops, after which their jobs are handed
+		 * straight back to ready. Keep it below spring.lifecycle.timeout-per-shutdown-phase.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		/**
+		 * Whether listeners start with the application.
+		 */
+		private boolean autoStartup = true;
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+	}
+
+	/**
+	 * Keeping of jobs that used up their attempts.
+	 */
+	public static class DeadLetters {
+
+		/**
+		 * Time a dead letter is kept before it is purged.
+		 */
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * Maximum number of dead letters kept per bucket, oldest purged first.
+		 */
+		private int maxCount = 100_000;
+
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = retention;
+		}
+
+		public int getMaxCount() {
+			return this.maxCount;
+		}
+
+		public void setMaxCount(int maxCount) {
+			this.maxCount = maxCount;
+		}
+
+	}
+
+	/**
+	 * Settings of one topic; each one left unset takes the general setting.
+	 */
+	public static class Topic {
+
+		/**
+		 * Number of buckets the topic is split into. Applications sharing the topic must agree on it.
+		 */
+		private Integer buckets;
+
+		/**
+		 * Time a listener may hold a job of the topic before it is taken back and retried.
+		 */
+		private Duration ttr;
+
+		/**
+		 * Maximum number of attempts of a job of the topic before it goes to the dead letters.
+		 */
+		private Integer maxAttempts;
+
+		/**
+		 * Number of jobs of the topic its listener runs at once.
+		 */
+		private Integer concurrency;
+
+		private final BackOff backOff = new BackOff();
+
+		public Integer getBuckets() {
+			return this.buckets;
+		}
+
+		public void setBuckets(Integer buckets) {
+			this.buckets = buckets;
+		}
+
+		public Duration getTtr() {
+			return this.ttr;
+		}
+
+		public void setTtr(Duration ttr) {
+			this.ttr = ttr;
+		}
+
+		public Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(Integer concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public BackOff getBackOff() {
+			return this.backOff;
+		}
+
+		/**
+		 * Wait between the attempts of a failed job of the topic; each value left unset takes the general one.
+		 */
+		public static class BackOff {
+
+			/**
+			 * Wait after the first failed attempt.
+			 */
+			private Duration initial;
+
+			/**
+			 * Factor applied to the wait for each further failed attempt, at least 1.
+			 */
+			private Double multiplier;
+
+			/**
+			 * Longest wait.
+			 */
+			private Duration max;
+
+			/**
+			 * Largest share of a wait removed at random, from 0 to 1.
+			 */
+			private Double jitter;
+
+			public Duration getInitial() {
+				return this.initial;
+			}
+
+			public void setInitial(Duration initial) {
+				this.initial = initial;
+			}
+
+			public Double getMultiplier() {
+				return this.multiplier;
+			}
+
+			public void setMultiplier(Double multiplier) {
+				this.multiplier = multiplier;
+			}
+
+			public Duration getMax() {
+				return this.max;
+			}
+
+			public void setMax(Duration max) {
+				this.max = max;
+			}
+
+			public Double getJitter() {
+				return this.jitter;
+			}
+
+			public void setJitter(Double jitter) {
+				this.jitter = jitter;
+			}
+
+		}
+
+	}
+
+}

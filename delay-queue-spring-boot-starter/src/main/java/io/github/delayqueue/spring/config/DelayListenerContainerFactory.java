@@ -1,0 +1,87 @@
+package io.github.delayqueue.spring.config;
+
+import java.util.Map;
+import java.util.Objects;
+
+import io.github.delayqueue.core.ContainerOptions;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueListenerContainer;
+import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.spring.listener.adapter.DelayListenerMethodAdapter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Creates the listener container of each {@link DelayListenerEndpoint}: a method adapter that converts
+ * payloads with the application's Jackson mapper, run by a core {@link DelayQueueListenerContainer} with
+ * this factory's {@link ContainerOptions}, and the endpoint's or the topic's concurrency.
+ */
+public class DelayListenerContainerFactory {
+
+	private final DelayQueue queue;
+
+	private final JsonMapper jsonMapper;
+
+	private ContainerOptions containerOptions = ContainerOptions.create();
+
+	private Map<String, Integer> concurrencyByTopic = Map.of();
+
+	private boolean autoStartup = true;
+
+	public DelayListenerContainerFactory(DelayQueue queue, JsonMapper jsonMapper) {
+		this.queue = queue;
+		this.jsonMapper = jsonMapper;
+	}
+
+	/**
+	 * Sets the options of every container; an endpoint's concurrency overrides theirs.
+	 */
+	public void setContainerOptions(ContainerOptions containerOptions) {
+		this.containerOptions = Objects.requireNonNull(containerOptions, "containerOptions");
+	}
+
+	/**
+	 * Sets the concurrency of individual topics, for endpoints that do not set their own.
+	 */
+	public void setConcurrencyByTopic(Map<String, Integer> concurrencyByTopic) {
+		this.concurrencyByTopic = Map.copyOf(concurrencyByTopic);
+	}
+
+	/**
+	 * Sets whether containers of endpoints that do not say start with the application.
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	public DelayQueue getDelayQueue() {
+		return this.queue;
+	}
+
+	/**
+	 * Returns whether the endpoint's container starts with the application.
+	 */
+	public boolean isAutoStartup(DelayListenerEndpoint endpoint) {
+		return (endpoint.autoStartup() != null) ? endpoint.autoStartup() : this.autoStartup;
+	}
+
+	/**
+	 * Returns the options of the endpoint's container.
+	 */
+	public ContainerOptions containerOptions(DelayListenerEndpoint endpoint) {
+		Integer concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency()
+				: this.concurrencyByTopic.get(endpoint.topic());
+		return (concurrency != null) ? this.containerOptions.mutate().concurrency(concurrency).build()
+				: this.containerOptions;
+	}
+
+	/**
+	 * Creates the endpoint's container, not started.
+	 * @throws IllegalStateException naming the method when one of its parameters cannot be resolved
+	 */
+	public DelayQueueListenerContainer createContainer(DelayListenerEndpoint endpoint) {
+		JobHandler handler = new DelayListenerMethodAdapter(endpoint.bean(), endpoint.method(), this.queue,
+				this.jsonMapper);
+		return new DelayQueueListenerContainer(this.queue, endpoint.topic(), handler, containerOptions(endpoint));
+	}
+
+}

@@ -1,0 +1,263 @@
+package io.github.delayqueue.spring.config;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.delayqueue.core.DelayQueueListenerContainer;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.spring.JobCustomizer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Owns the listener container of every registered {@link DelayListenerEndpoint} and starts and stops them
+ * with the application. Containers are not beans: look them up here by listener id.
+ *
+ * <p>On stop, every container stops claiming at once and, in parallel, lets its running handlers finish
+ * within the shutdown timeout before handing unfinished jobs straight back to ready. Its phase is late, so
+ * containers stop before the Redis connection factory (phase 0) does.
+ */
+public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
+
+	/** Phase of the registry: stopped early, started late, like Spring's message listener containers. */
+	public static final int DEFAULT_PHASE = Integer.MAX_VALUE - 100;
+
+	private static final Logger logger = LoggerFactory.getLogger(DelayListenerRegistry.class);
+
+	private final DelayListenerContainerFactory containerFactory;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Map<String, Listener> listeners = new LinkedHashMap<>();
+
+	private final Map<String, DelayListenerEndpoint> endpointsByTopic = new LinkedHashMap<>();
+
+	private volatile boolean running;
+
+	private Thread keepAlive;
+
+	private int phase = DEFAULT_PHASE;
+
+	public DelayListenerRegistry(DelayListenerContainerFactory containerFactory) {
+		this.containerFactory = containerFactory;
+	}
+
+	/**
+	 * Creates the endpoint's container, and starts it when the registry runs and the endpoint starts
+	 * automatically.
+	 * @throws IllegalStateException naming the methods when another listener has the same id or topic, or
+	 * naming the method when one of its parameters cannot be resolved
+	 */
+	public void registerListener(DelayListenerEndpoint endpoint) {
+		this.lock.lock();
+		try {
+			DelayListenerEndpoint sameTopic = this.endpointsByTopic.get(endpoint.topic());
+			if (sameTopic != null) {
+				throw new IllegalStateException("@DelayListener methods " + sameTopic.methodName() + " and "
+						+ endpoint.methodName() + " both consume topic \"" + endpoint.topic()
+						+ "\"; an application may have one listener per topic");
+			}
+			Listener sameId = this.listeners.get(endpoint.id());
+			if (sameId != null) {
+				throw new IllegalStateException("@DelayListener methods " + sameId.endpoint.methodName() + " and "
+						+ endpoint.methodName() + " both have the id \"" + endpoint.id() + "\"");
+			}
+			Listener listener = new Listener(endpoint, this.containerFactory.createContainer(endpoint),
+					this.containerFactory.isAutoStartup(endpoint));
+			this.listeners.put(endpoint.id(), listener);
+			this.endpointsByTopic.put(endpoint.topic(), endpoint);
+			if (this.running) {
+				keepAlive();
+				if (listener.autoStartup) {
+					listener.container.start();
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Returns the container of the listener with the given id, or {@code null} when there is none.
+	 */
+	public DelayQueueListenerContainer getListenerContainer(String id) {
+		this.lock.lock();
+		try {
+			Listener listener = this.listeners.get(id);
+			return (listener != null) ? listener.container : null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	public Set<String> getListenerIds() {
+		this.lock.lock();
+		try {
+			return Set.copyOf(this.listeners.keySet());
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	public Collection<DelayQueueListenerContainer> getListenerContainers() {
+		return listeners().stream().map((listener) -> listener.container).toList();
+	}
+
+	/**
+	 * Returns a customizer that gives jobs the application sends to a listener's topic the time-to-run,
+	 * most attempts and back-off the listener asks for.
+	 */
+	public JobCustomizer jobCustomizer() {
+		return this::applyJobSettings;
+	}
+
+	private void applyJobSettings(String topic, Job.Builder job) {
+		DelayListenerEndpoint endpoint;
+		this.lock.lock();
+		try {
+			endpoint = this.endpointsByTopic.get(topic);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (endpoint != null) {
+			endpoint.applyJobSettings(job);
+		}
+	}
+
+	@Override
+	public void start() {
+		this.lock.lock();
+		try {
+			for (Listener listener : this.listeners.values()) {
+				if (listener.autoStartup) {
+					listener.container.start();
+				}
+			}
+			this.running = true;
+			if (!this.listeners.isEmpty()) {
+				keepAlive();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Starts a non-daemon thread that keeps the JVM of an application without other non-daemon threads
+	 * (one without a web server) alive while it has listeners: the containers' threads are daemons.
+	 */
+	private void keepAlive() {
+		if (this.keepAlive == null) {
+			this.keepAlive = new Thread(() -> {
+				try {
+					Thread.sleep(Long.MAX_VALUE);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}, "delay-queue-keep-alive");
+			this.keepAlive.setDaemon(false);
+			this.keepAlive.start();
+		}
+	}
+
+	/**
+	 * Stops every container, in parallel, and returns once all have stopped: within the shutdown timeout
+	 * plus the time to hand unfinished jobs back.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		try {
+			stopContainers();
+		}
+		finally {
+			// only now, so that the JVM cannot exit while jobs are being handed back
+			this.lock.lock();
+			try {
+				if (this.keepAlive != null && !this.running) {
+					this.keepAlive.interrupt();
+					this.keepAlive = null;
+				}
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	private void stopContainers() {
+		List<DelayQueueListenerContainer> containers = listeners().stream()
+			.map((listener) -> listener.container)
+			.filter(DelayQueueListenerContainer::isRunning)
+			.toList();
+		if (containers.size() == 1) {
+			containers.get(0).stop();
+			return;
+		}
+		List<Thread> stopping = new ArrayList<>(containers.size());
+		for (DelayQueueListenerContainer container : containers) {
+			Thread thread = new Thread(container::stop, "delay-queue-stop-" + container.getTopic());
+			thread.start();
+			stopping.add(thread);
+		}
+		for (Thread thread : stopping) {
+			try {
+				thread.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				logger.warn("Interrupted while stopping listener containers; unfinished jobs come back after "
+						+ "their time-to-run");
+				return;
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return this.phase;
+	}
+
+	public void setPhase(int phase) {
+		this.phase = phase;
+	}
+
+	@Override
+	public void destroy() {
+		stop();
+	}
+
+	private List<Listener> listeners() {
+		this.lock.lock();
+		try {
+			return List.copyOf(this.listeners.values());
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private record Listener(DelayListenerEndpoint endpoint, DelayQueueListenerContainer container,
+			boolean autoStartup) {
+	}
+
+}

@@ -1,0 +1,125 @@
+package io.github.delayqueue.spring.listener.adapter;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.UnrecoverableJobException;
+import io.github.delayqueue.spring.JobContext;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.GenericTypeResolver;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Runs a job by invoking a listener method: reads the JSON payload as the method's payload parameter type
+ * (generics included) with the application's Jackson mapper and passes a {@link JobContext} where the
+ * method asks for one. A payload that cannot be read fails the job as {@link UnrecoverableJobException},
+ * which sends it to the dead letters at once with the reason; what the method throws fails the attempt.
+ */
+public class DelayListenerMethodAdapter implements JobHandler {
+
+	private final Object bean;
+
+	private final Method method;
+
+	private final DelayQueue queue;
+
+	private final JsonMapper jsonMapper;
+
+	private final ArgumentKind[] arguments;
+
+	private final JavaType payloadType;
+
+	/**
+	 * Creates an adapter invoking {@code method} on {@code bean}, which may be an AOP proxy.
+	 * @throws IllegalStateException naming the method when one of its parameters cannot be resolved
+	 */
+	public DelayListenerMethodAdapter(Object bean, Method method, DelayQueue queue, JsonMapper jsonMapper) {
+		this.bean = bean;
+		this.method = method;
+		this.queue = queue;
+		this.jsonMapper = jsonMapper;
+		Class<?>[] types = method.getParameterTypes();
+		this.arguments = new ArgumentKind[types.length];
+		Integer payloadIndex = null;
+		Integer contextIndex = null;
+		for (int i = 0; i < types.length; i++) {
+			if (types[i] == JobContext.class) {
+				contextIndex = checkUnused(contextIndex, i, "a JobContext");
+				this.arguments[i] = ArgumentKind.CONTEXT;
+			}
+			else {
+				payloadIndex = checkUnused(payloadIndex, i, "the payload");
+				this.arguments[i] = ArgumentKind.PAYLOAD;
+			}
+		}
+		this.payloadType = (payloadIndex != null) ? jsonMapper.constructType(payloadType(payloadIndex)) : null;
+		ReflectionUtils.makeAccessible(method);
+	}
+
+	@Override
+	public void handle(ReservedJob job) throws Exception {
+		Object[] args = new Object[this.arguments.length];
+		for (int i = 0; i < args.length; i++) {
+			args[i] = (this.arguments[i] == ArgumentKind.CONTEXT) ? new ReservedJobContext(job, this.queue)
+					: readPayload(job);
+		}
+		try {
+			this.method.invoke(this.bean, args);
+		}
+		catch (InvocationTargetException ex) {
+			Throwable target = ex.getTargetException();
+			if (target instanceof Exception exception) {
+				throw exception;
+			}
+			throw (Error) target;
+		}
+	}
+
+	private Object readPayload(ReservedJob job) {
+		try {
+			return this.jsonMapper.readValue(job.payload(), this.payloadType);
+		}
+		catch (JacksonException ex) {
+			throw new UnrecoverableJobException("Cannot read the payload of job \"" + job.id() + "\" on topic \""
+					+ job.topic() + "\" as " + this.payloadType.toCanonical() + " for "
+					+ ClassUtils.getQualifiedMethodName(this.method) + ": " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	private Type payloadType(int index) {
+		// a listener declared on a generic superclass gets its type variables resolved against the bean
+		return GenericTypeResolver.resolveType(this.method.getGenericParameterTypes()[index],
+				AopUtils.getTargetClass(this.bean));
+	}
+
+	private Integer checkUnused(Integer previous, int index, String what) {
+		if (previous != null) {
+			throw new IllegalStateException("Cannot resolve parameter " + index + " ("
+					+ this.method.getGenericParameterTypes()[index].getTypeName() + ") of @DelayListener method "
+					+ ClassUtils.getQualifiedMethodName(this.method) + ": parameter " + previous + " already takes "
+					+ what + "; a listener method takes one payload parameter and one JobContext at most");
+		}
+		return index;
+	}
+
+	@Override
+	public String toString() {
+		return "DelayListenerMethodAdapter[" + ClassUtils.getQualifiedMethodName(this.method) + "]";
+	}
+
+	private enum ArgumentKind {
+
+		PAYLOAD, CONTEXT
+
+	}
+
+}

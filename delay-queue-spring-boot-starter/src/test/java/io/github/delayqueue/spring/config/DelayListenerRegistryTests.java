@@ -1,0 +1,152 @@
+package io.github.delayqueue.spring.config;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.spring.DelayListener;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DelayListenerRegistry}: containers start and stop with the application context, and a
+ * stopping application lets running handlers finish within the shutdown timeout, then hands unfinished
+ * jobs straight back to ready.
+ */
+@RedisTest
+class DelayListenerRegistryTests {
+
+	private final String prefix;
+
+	private final ApplicationContextRunner contextRunner;
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final DelayQueue queue;
+
+	DelayListenerRegistryTests(RedisServer server) {
+		this.prefix = server.newKeyPrefix();
+		this.contextRunner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+					DelayQueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
+					"delay-queue.key-prefix=" + this.prefix);
+		// a queue of the test's own, to look at Redis after the application closed its connections
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(this.prefix).build());
+	}
+
+	@AfterEach
+	void closeQueue() {
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void containersStartAndStopWithTheRegistryHonouringAutoStartup() {
+		this.contextRunner.withBean(IdleListeners.class).run((context) -> {
+			DelayListenerRegistry registry = context.getBean(DelayListenerRegistry.class);
+			assertThat(registry.getListenerIds()).containsExactlyInAnyOrder("started", "manual");
+			assertThat(registry.getListenerContainer("started").isRunning()).isTrue();
+			assertThat(registry.getListenerContainer("manual").isRunning()).isFalse();
+			registry.stop();
+			assertThat(registry.isRunning()).isFalse();
+			assertThat(registry.getListenerContainers()).noneMatch((container) -> container.isRunning());
+			registry.start();
+			assertThat(registry.getListenerContainer("started").isRunning()).isTrue();
+			assertThat(registry.getListenerContainer("manual").isRunning()).isFalse();
+			registry.getListenerContainer("manual").start();
+			assertThat(registry.getListenerContainer("manual").isRunning()).isTrue();
+		});
+	}
+
+	@Test
+	void shutdownHandsUnfinishedJobsStraightBackToReady() {
+		this.contextRunner.withBean(StuckListener.class)
+			.withPropertyValues("delay-queue.listener.shutdown-timeout=200ms")
+			.run((context) -> {
+				StuckListener listener = context.getBean(StuckListener.class);
+				String id = context.getBean(DelayQueueTemplate.class).send("stuck", "x", Duration.ZERO);
+				assertThat(listener.started.await(10, TimeUnit.SECONDS)).isTrue();
+				long start = System.nanoTime();
+				context.close();
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+				assertThat(this.queue.find("stuck", id)).hasValueSatisfying((info) -> {
+					assertThat(info.state()).isEqualTo(JobState.READY);
+					assertThat(info.lastError()).isNull();
+				});
+			});
+	}
+
+	@Test
+	void shutdownLetsRunningHandlersFinishWithinTheTimeout() {
+		this.contextRunner.withBean(SlowListener.class)
+			.withPropertyValues("delay-queue.listener.shutdown-timeout=10s")
+			.run((context) -> {
+				SlowListener listener = context.getBean(SlowListener.class);
+				String id = context.getBean(DelayQueueTemplate.class).send("slow", "x", Duration.ZERO);
+				assertThat(listener.started.await(10, TimeUnit.SECONDS)).isTrue();
+				context.close();
+				assertThat(listener.finished.getCount()).isZero();
+				assertThat(this.queue.find("slow", id)).isEmpty();
+			});
+	}
+
+	static class IdleListeners {
+
+		@DelayListener(id = "started", topic = "idle-1")
+		void first(String payload) {
+		}
+
+		@DelayListener(id = "manual", topic = "idle-2", autoStartup = "false")
+		void second(String payload) {
+		}
+
+	}
+
+	static class StuckListener {
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		@DelayListener(topic = "stuck")
+		void handle(String payload) throws InterruptedException {
+			this.started.countDown();
+			new CountDownLatch(1).await();
+		}
+
+	}
+
+	static class SlowListener {
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch finished = new CountDownLatch(1);
+
+		@DelayListener(topic = "slow")
+		void handle(String payload) throws InterruptedException {
+			this.started.countDown();
+			Thread.sleep(500);
+			this.finished.countDown();
+		}
+
+	}
+
+}

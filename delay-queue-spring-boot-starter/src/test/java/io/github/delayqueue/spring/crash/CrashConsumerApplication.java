@@ -1,0 +1,56 @@
+package io.github.delayqueue.spring.crash;
+
+import io.github.delayqueue.spring.DelayListener;
+import io.github.delayqueue.spring.JobContext;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A consumer application for {@link CrashSafetyTests}, run in a JVM of its own. With
+ * {@code crash.hold=true} its handlers hold their jobs until the JVM dies; otherwise each handler appends
+ * {@code id:attempt} to the Redis list {@code crash.completed-key} and returns.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+public class CrashConsumerApplication {
+
+	public static void main(String[] args) {
+		SpringApplication.run(CrashConsumerApplication.class, args);
+	}
+
+	@Bean
+	Consumer consumer(StringRedisTemplate redis, @Value("${crash.hold}") boolean hold,
+			@Value("${crash.completed-key}") String completedKey) {
+		return new Consumer(redis, hold, completedKey);
+	}
+
+	static class Consumer {
+
+		private final StringRedisTemplate redis;
+
+		private final boolean hold;
+
+		private final String completedKey;
+
+		Consumer(StringRedisTemplate redis, boolean hold, String completedKey) {
+			this.redis = redis;
+			this.hold = hold;
+			this.completedKey = completedKey;
+		}
+
+		@DelayListener(topic = "${crash.topic}", concurrency = "${crash.concurrency}")
+		void handle(String payload, JobContext context) throws InterruptedException {
+			if (this.hold) {
+				Thread.sleep(Long.MAX_VALUE);
+			}
+			this.redis.opsForList().rightPush(this.completedKey, context.id() + ":" + context.attempt());
+		}
+
+	}
+
+}
