@@ -18,6 +18,7 @@ import org.springframework.data.redis.connection.RedisConnection;
  * for, and when there are none to claim, blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until
  * a script signals new ready work, or the maximum wait passes. The blocking wait holds one long-lived
  * connection of its own, so waiting never opens a connection per wait nor ties up the shared one.
+ * Its thread is not a daemon: a started container keeps the JVM alive until it is stopped.
  */
 final class BucketFetcher implements Runnable {
 
@@ -50,7 +51,8 @@ final class BucketFetcher implements Runnable {
 		this.maxWaitMillis = maxWait.toMillis();
 		this.signalKey = bucket.signal().getBytes(StandardCharsets.UTF_8);
 		this.thread = new Thread(this, "delay-queue-" + bucket.topic() + "-fetch-" + bucket.index());
-		this.thread.setDaemon(true);
+		// not a daemon: like a Kafka consumer, a running container keeps an application without a web server alive
+		this.thread.setDaemon(false);
 	}
 
 	void start() {

@@ -9,7 +9,11 @@ public class InvalidJobException extends IllegalArgumentException {
 	private final String field;
 
 	public InvalidJobException(String field, String problem) {
-		super(field + ": " + problem);
+		this(field, problem, null);
+	}
+
+	public InvalidJobException(String field, String problem, Throwable cause) {
+		super(field + ": " + problem, cause);
 		this.field = field;
 	}
 

@@ -161,10 +161,7 @@ public class DelayQueueTemplate {
 			return this.jsonMapper.writeValueAsString(payload);
 		}
 		catch (JacksonException ex) {
-			InvalidJobException invalid = new InvalidJobException("payload",
-					"cannot be written as JSON: " + ex.getOriginalMessage());
-			invalid.initCause(ex);
-			throw invalid;
+			throw new InvalidJobException("payload", "cannot be written as JSON: " + ex.getOriginalMessage(), ex);
 		}
 	}
 

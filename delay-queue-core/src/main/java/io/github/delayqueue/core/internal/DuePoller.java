@@ -89,10 +89,24 @@ final class DuePoller {
 		requestRunBy(at);
 	}
 
-	synchronized void stop() {
+	/**
+	 * Stops the poller, waiting up to {@code timeout} for a run under way to end, so that nothing is left
+	 * calling Redis once the owner closes its connections.
+	 */
+	synchronized void stop(Duration timeout) {
 		this.stopped = true;
 		if (this.next != null) {
 			this.next.cancel(false);
+		}
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (this.running && deadline - System.nanoTime() > 0) {
+			try {
+				wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
 		}
 	}
 
@@ -148,6 +162,7 @@ final class DuePoller {
 		}
 		synchronized (this) {
 			this.running = false;
+			notifyAll();
 			long now = System.nanoTime();
 			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
 			schedule(this.rerun ? now : at);

@@ -31,6 +31,8 @@ public final class DuePollers implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(DuePollers.class);
 
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final KeyLayout keys;
@@ -90,7 +92,7 @@ public final class DuePollers implements AutoCloseable {
 	public synchronized void stop(String topic) {
 		TopicPollers stopped = this.topics.remove(topic);
 		if (stopped != null) {
-			stopped.pollers().forEach(DuePoller::stop);
+			stopped.pollers().forEach((poller) -> poller.stop(STOP_TIMEOUT));
 			this.subscriptions.removeMessageListener(stopped.listener(), stopped.channel());
 		}
 	}

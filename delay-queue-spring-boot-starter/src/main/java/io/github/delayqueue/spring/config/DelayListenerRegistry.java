@@ -42,8 +42,6 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 
 	private volatile boolean running;
 
-	private Thread keepAlive;
-
 	private int phase = DEFAULT_PHASE;
 
 	public DelayListenerRegistry(DelayListenerContainerFactory containerFactory) {
@@ -75,7 +73,6 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 			this.listeners.put(endpoint.id(), listener);
 			this.endpointsByTopic.put(endpoint.topic(), endpoint);
 			if (this.running) {
-				keepAlive();
 				if (listener.autoStartup) {
 					listener.container.start();
 				}
@@ -146,31 +143,9 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 				}
 			}
 			this.running = true;
-			if (!this.listeners.isEmpty()) {
-				keepAlive();
-			}
 		}
 		finally {
 			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * Starts a non-daemon thread that keeps the JVM of an application without other non-daemon threads
-	 * (one without a web server) alive while it has listeners: the containers' threads are daemons.
-	 */
-	private void keepAlive() {
-		if (this.keepAlive == null) {
-			this.keepAlive = new Thread(() -> {
-				try {
-					Thread.sleep(Long.MAX_VALUE);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-			}, "delay-queue-keep-alive");
-			this.keepAlive.setDaemon(false);
-			this.keepAlive.start();
 		}
 	}
 
@@ -181,22 +156,7 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 	@Override
 	public void stop() {
 		this.running = false;
-		try {
-			stopContainers();
-		}
-		finally {
-			// only now, so that the JVM cannot exit while jobs are being handed back
-			this.lock.lock();
-			try {
-				if (this.keepAlive != null && !this.running) {
-					this.keepAlive.interrupt();
-					this.keepAlive = null;
-				}
-			}
-			finally {
-				this.lock.unlock();
-			}
-		}
+		stopContainers();
 	}
 
 	private void stopContainers() {
