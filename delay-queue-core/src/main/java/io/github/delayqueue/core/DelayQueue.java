@@ -12,6 +12,7 @@ import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
+import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.NewJob;
@@ -206,10 +207,7 @@ public class DelayQueue implements AutoCloseable {
 
 	private List<ReservedJob> claimBatch(BucketKeys bucket, int max) {
 		ClaimResult result = this.operations.claim(bucket, max);
-		for (String id : result.corrupt()) {
-			logger.warn("Moved aside job \"{}\" of topic \"{}\" (bucket {}): its data in Redis was unreadable or "
-					+ "out of place; see its entry in the dead letters", id, bucket.topic(), bucket.index());
-		}
+		CorruptEntries.logMovedAside(bucket, result.corrupt());
 		result.jobs()
 			.stream()
 			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())

@@ -8,11 +8,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,7 +95,7 @@ public class DelayQueueListenerContainer {
 		this.active = true;
 		if (this.options.workerExecutor() == null) {
 			this.ownWorkers = Executors.newFixedThreadPool(this.options.concurrency(),
-					namedThreads("delay-queue-" + this.topic + "-worker-"));
+					Threads.named("delay-queue-" + this.topic + "-worker-", true));
 		}
 		if (!this.queue.isPolling(this.topic)) {
 			this.queue.startPolling(this.topic);
@@ -231,14 +230,6 @@ public class DelayQueueListenerContainer {
 		}
 	}
 
-	static ThreadFactory namedThreads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
-	}
 
 	private static final class RunningJob {
 

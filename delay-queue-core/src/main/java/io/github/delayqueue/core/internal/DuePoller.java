@@ -136,7 +136,7 @@ final class DuePoller {
 		try {
 			if (expire) {
 				MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
-				logCorrupt(expired);
+				CorruptEntries.logMovedAside(this.keys, expired.corrupt());
 				synchronized (this) {
 					this.expireAtNanos = nextDeadline(expired);
 					if (expired.moved() > 0) {
@@ -147,7 +147,7 @@ final class DuePoller {
 			}
 			if (promote) {
 				MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
-				logCorrupt(promoted);
+				CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
 				synchronized (this) {
 					this.promoteAtNanos = nextDeadline(promoted);
 				}
@@ -196,13 +196,6 @@ final class DuePoller {
 		long now = System.nanoTime();
 		this.nextRunNanos = Math.max(atNanos, now);
 		this.next = this.scheduler.schedule(this::run, this.nextRunNanos - now, TimeUnit.NANOSECONDS);
-	}
-
-	private void logCorrupt(MoveResult result) {
-		for (String id : result.corrupt()) {
-			logger.warn("Moved aside job \"{}\" of topic \"{}\" (bucket {}): its data in Redis was unreadable or "
-					+ "out of place; see its entry in the dead letters", id, this.keys.topic(), this.keys.index());
-		}
 	}
 
 	private void recovered() {

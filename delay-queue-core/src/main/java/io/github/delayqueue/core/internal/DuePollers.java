@@ -8,9 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +69,7 @@ public final class DuePollers implements AutoCloseable {
 			return;
 		}
 		if (this.scheduler == null) {
-			this.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("delay-queue-poller-"));
+			this.scheduler = Executors.newScheduledThreadPool(2, Threads.named("delay-queue-poller-", true));
 			this.subscriptions = newSubscriptionContainer();
 		}
 		List<DuePoller> pollers = this.keys.buckets(topic)
@@ -158,7 +156,7 @@ public final class DuePollers implements AutoCloseable {
 	private RedisMessageListenerContainer newSubscriptionContainer() {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
-		this.subscriptionThread = Executors.newSingleThreadExecutor(daemonThreads("delay-queue-wakeups-"));
+		this.subscriptionThread = Executors.newSingleThreadExecutor(Threads.named("delay-queue-wakeups-", true));
 		container.setTaskExecutor(this.subscriptionThread);
 		container.afterPropertiesSet();
 		container.start();
@@ -174,14 +172,6 @@ public final class DuePollers implements AutoCloseable {
 		}
 	}
 
-	static ThreadFactory daemonThreads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
-	}
 
 	private record TopicPollers(List<DuePoller> pollers, MessageListener listener, ChannelTopic channel) {
 	}

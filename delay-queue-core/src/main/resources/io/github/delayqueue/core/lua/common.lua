@@ -100,6 +100,33 @@ local function earliest(zset_key)
   return -1
 end
 
+-- Reads the meta of a job the caller claims to hold with lease token `token`. Returns the meta, or nil
+-- and 0 when there is no such job, or nil and -1 when the lease is stale (the job was taken back,
+-- cancelled, replaced or claimed again).
+local function held_meta(jobs_key, id, token)
+  local m = meta_decode(redis.call('HGET', jobs_key, id))
+  if not m then
+    return nil, 0
+  end
+  if m.state ~= 'L' or m.token ~= token then
+    return nil, -1
+  end
+  return m
+end
+
+-- The reply of a batch move: { moved, next time of the source set or -1, now, more, corrupt ids... }
+local function batch_reply(moved, source_key, now, batch_was_full, corrupt)
+  local more = 0
+  if batch_was_full then
+    more = 1
+  end
+  local reply = { moved, earliest(source_key), now, more }
+  for _, id in ipairs(corrupt) do
+    reply[#reply + 1] = id
+  end
+  return reply
+end
+
 -- Removes a job from whichever index its state puts it in.
 local function unindex(keys_by_state, id, state)
   local key = keys_by_state[state]

@@ -29,12 +29,4 @@ for _, id in ipairs(expired_ids) do
   end
 end
 
-local more = 0
-if #expired_ids == batch then
-  more = 1
-end
-local result = { expired, earliest(reserved), now, more }
-for _, id in ipairs(corrupt) do
-  result[#result + 1] = id
-end
-return result
+return batch_reply(expired, reserved, now, #expired_ids == batch, corrupt)

@@ -7,12 +7,9 @@
 
 local jobs, reserved = KEYS[1], KEYS[2]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
+local m, refused = held_meta(jobs, id, ARGV[2])
 if not m then
-  return { 0, -1 }
-end
-if m.state ~= 'L' or m.token ~= ARGV[2] then
-  return { -1, -1 }
+  return { refused, -1 }
 end
 local deadline = now_ms() + tonumber(ARGV[3])
 redis.call('ZADD', reserved, deadline, id)

@@ -9,12 +9,9 @@
 
 local jobs, delayed, reserved, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
+local m, refused = held_meta(jobs, id, ARGV[2])
 if not m then
-  return { 0, -1 }
-end
-if m.state ~= 'L' or m.token ~= ARGV[2] then
-  return { -1, -1 }
+  return { refused, -1 }
 end
 local now = now_ms()
 redis.call('ZREM', reserved, id)

@@ -7,12 +7,9 @@
 
 local jobs, payloads, reserved = KEYS[1], KEYS[2], KEYS[3]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
+local m, refused = held_meta(jobs, id, ARGV[2])
 if not m then
-  return 0
-end
-if m.state ~= 'L' or m.token ~= ARGV[2] then
-  return -1
+  return refused
 end
 redis.call('ZREM', reserved, id)
 redis.call('HDEL', jobs, id)

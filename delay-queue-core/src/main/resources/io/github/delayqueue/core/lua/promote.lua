@@ -44,12 +44,4 @@ if #due_ids > 0 then
   end
 end
 
-local more = 0
-if #due_ids == batch then
-  more = 1
-end
-local result = { moved, earliest(delayed), now, more }
-for _, id in ipairs(corrupt) do
-  result[#result + 1] = id
-end
-return result
+return batch_reply(moved, delayed, now, #due_ids == batch, corrupt)

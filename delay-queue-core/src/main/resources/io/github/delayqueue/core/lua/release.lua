@@ -8,12 +8,9 @@
 
 local jobs, ready, reserved, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
+local m, refused = held_meta(jobs, id, ARGV[2])
 if not m then
-  return 0
-end
-if m.state ~= 'L' or m.token ~= ARGV[2] then
-  return -1
+  return refused
 end
 m.state = 'R'
 m.token = ''
