@@ -73,7 +73,9 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
 	 */
 	public boolean add(Job job) {
-		return this.operations.add(toNewJob(job)) != 0;
+		boolean added = this.operations.add(toNewJob(job)) != 0;
+		observeAdded(job, added);
+		return added;
 	}
 
 	/**
@@ -82,8 +84,22 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws InvalidJobException before anything is added, when any payload is too large
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
-		List<NewJob> newJobs = jobs.stream().map(this::toNewJob).toList();
-		return this.operations.addAll(newJobs).stream().map((code) -> code != 0).toList();
+		List<Job> all = List.copyOf(jobs);
+		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
+		List<Boolean> added = this.operations.addAll(newJobs).stream().map((code) -> code != 0).toList();
+		for (int i = 0; i < all.size(); i++) {
+			observeAdded(all.get(i), added.get(i));
+		}
+		return added;
+	}
+
+	private void observeAdded(Job job, boolean added) {
+		try {
+			this.options.observer().added(job, added);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job observer failed on adding job \"{}\" to topic \"{}\"", job.id(), job.topic(), ex);
+		}
 	}
 
 	private NewJob toNewJob(Job job) {
@@ -103,6 +119,12 @@ public class DelayQueue implements AutoCloseable {
 		String state = this.operations.cancel(bucketOf(topic, id), id);
 		if (state == null || state.isEmpty()) {
 			throw new NoSuchJobException(topic, id);
+		}
+		try {
+			this.options.observer().cancelled(topic, id);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job observer failed on cancelling job \"{}\" of topic \"{}\"", id, topic, ex);
 		}
 	}
 
@@ -264,13 +286,34 @@ public class DelayQueue implements AutoCloseable {
 	 * Lists up to {@code limit} dead letters of the topic, oldest first, from each bucket in turn.
 	 */
 	public List<DeadLetter> deadLetters(String topic, int limit) {
+		return deadLetters(topic, 0, limit);
+	}
+
+	/**
+	 * Lists a page of the topic's dead letters: up to {@code limit} of them after skipping {@code offset}, in
+	 * the order of {@link #deadLetters(String, int)}.
+	 */
+	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
 		Job.checkTopic(topic);
+		if (offset < 0 || limit < 0) {
+			throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
+					+ limit);
+		}
 		List<DeadLetter> letters = new ArrayList<>();
+		int skip = offset;
 		for (BucketKeys bucket : this.keys.buckets(topic)) {
 			if (letters.size() >= limit) {
 				break;
 			}
-			letters.addAll(this.operations.deadLetters(bucket, 0, limit - letters.size()));
+			if (skip > 0) {
+				long dead = this.operations.stats(bucket).dead();
+				if (skip >= dead) {
+					skip -= (int) dead;
+					continue;
+				}
+			}
+			letters.addAll(this.operations.deadLetters(bucket, skip, limit - letters.size()));
+			skip = 0;
 		}
 		return letters;
 	}

@@ -158,8 +158,9 @@ public class DelayQueueListenerContainer {
 		try {
 			observer.started(job);
 			this.handler.handle(job);
+			Duration handlerTime = Duration.ofNanos(System.nanoTime() - start);
 			boolean finished = this.queue.finish(job);
-			observer.completed(job, Duration.ofNanos(System.nanoTime() - start), finished);
+			observer.completed(job, handlerTime, finished);
 			if (!finished && !runningJob.handedBack) {
 				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, "
 						+ "or it was cancelled or replaced), so another attempt may run it", job.id(), this.topic,

@@ -52,6 +52,8 @@ public final class DelayQueueOptions {
 
 	private final int deadLetterMaxCount;
 
+	private final JobObserver observer;
+
 	private DelayQueueOptions(Builder builder) {
 		this.keyPrefix = builder.keyPrefix;
 		this.buckets = builder.buckets;
@@ -64,6 +66,7 @@ public final class DelayQueueOptions {
 		this.maxWait = builder.maxWait;
 		this.deadLetterRetention = builder.deadLetterRetention;
 		this.deadLetterMaxCount = builder.deadLetterMaxCount;
+		this.observer = builder.observer;
 	}
 
 	public static DelayQueueOptions create() {
@@ -88,7 +91,8 @@ public final class DelayQueueOptions {
 			.batchSize(this.batchSize)
 			.maxWait(this.maxWait)
 			.deadLetterRetention(this.deadLetterRetention)
-			.deadLetterMaxCount(this.deadLetterMaxCount);
+			.deadLetterMaxCount(this.deadLetterMaxCount)
+			.observer(this.observer);
 	}
 
 	/**
@@ -147,6 +151,13 @@ public final class DelayQueueOptions {
 	}
 
 	/**
+	 * Returns the observer told of every job the queue adds or cancels.
+	 */
+	public JobObserver observer() {
+		return this.observer;
+	}
+
+	/**
 	 * Builds {@link DelayQueueOptions}, checking each value as it is set.
 	 */
 	public static final class Builder {
@@ -172,6 +183,8 @@ public final class DelayQueueOptions {
 		private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
 
 		private int deadLetterMaxCount = DEFAULT_DEAD_LETTER_MAX_COUNT;
+
+		private JobObserver observer = JobObserver.NONE;
 
 		private Builder() {
 		}
@@ -246,6 +259,14 @@ public final class DelayQueueOptions {
 
 		public Builder deadLetterMaxCount(int deadLetterMaxCount) {
 			this.deadLetterMaxCount = atLeastOne("deadLetterMaxCount", deadLetterMaxCount);
+			return this;
+		}
+
+		/**
+		 * Sets the observer told of every job the queue adds or cancels, such as a metrics recorder.
+		 */
+		public Builder observer(JobObserver observer) {
+			this.observer = (observer != null) ? observer : JobObserver.NONE;
 			return this;
 		}
 

@@ -1,16 +1,32 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
- * Hears what a {@link DelayQueueListenerContainer} does with each job, for metrics and tracing. Called on
- * the worker thread; implementations must be quick and must not throw.
+ * Hears what happens to jobs, for metrics and tracing: what a {@link DelayQueue} adds and cancels (set with
+ * {@link DelayQueueOptions.Builder#observer(JobObserver)}) and what a {@link DelayQueueListenerContainer}
+ * does with each job it runs (set with {@link ContainerOptions.Builder#observer(JobObserver)}). Called on
+ * the thread doing the work; implementations must be quick and must not throw.
  */
 public interface JobObserver {
 
 	/** An observer that does nothing. */
 	JobObserver NONE = new JobObserver() {
 	};
+
+	/**
+	 * A job was added ({@code added}: also when it replaced one with the same id), or refused because a job
+	 * with its id exists.
+	 */
+	default void added(Job job, boolean added) {
+	}
+
+	/**
+	 * A job was cancelled.
+	 */
+	default void cancelled(String topic, String id) {
+	}
 
 	/**
 	 * A job was claimed and its handler is about to start.
@@ -20,7 +36,7 @@ public interface JobObserver {
 
 	/**
 	 * The handler returned and the job was finished ({@code finished}), or its finish was refused because
-	 * the lease had been lost.
+	 * the lease had been lost. {@code handlerTime} is the handler's own time, without the finish.
 	 */
 	default void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 	}
@@ -29,6 +45,18 @@ public interface JobObserver {
 	 * The handler threw; {@code outcome} says whether the job will be retried or went to the dead letters.
 	 */
 	default void failed(ReservedJob job, Duration handlerTime, Throwable error, FailOutcome outcome) {
+	}
+
+	/**
+	 * Returns an observer that tells each of the given observers in turn; one that throws is logged and
+	 * does not keep the others from hearing.
+	 */
+	static JobObserver composite(List<? extends JobObserver> observers) {
+		List<JobObserver> all = List.copyOf(observers);
+		if (all.isEmpty()) {
+			return NONE;
+		}
+		return (all.size() == 1) ? all.get(0) : new CompositeJobObserver(all);
 	}
 
 }

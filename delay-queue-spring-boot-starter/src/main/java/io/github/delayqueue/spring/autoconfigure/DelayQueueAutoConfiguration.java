@@ -9,13 +9,17 @@ import java.util.function.Function;
 import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.micrometer.JobObservationConvention;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueTopics;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,7 +39,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Auto-configuration of the delay queue: a {@link DelayQueue} on the application's
  * {@link RedisConnectionFactory}, a {@link DelayQueueTemplate} writing payloads with the application's
- * {@link JsonMapper}, and the discovery and lifecycle of {@code @DelayListener} methods.
+ * {@link JsonMapper}, and the discovery and lifecycle of {@code @DelayListener} methods. Every
+ * {@link JobObserver} bean hears what the queue and the listeners do, and with an
+ * {@link ObservationRegistry} each handler call is an observation.
  */
 @AutoConfiguration(after = { DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class })
 @ConditionalOnClass({ RedisConnectionFactory.class, DelayQueue.class })
@@ -45,8 +51,19 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	DelayQueue delayQueue(RedisConnectionFactory redisConnectionFactory, DelayQueueProperties properties) {
-		return new DelayQueue(redisConnectionFactory, delayQueueOptions(properties));
+	DelayQueue delayQueue(RedisConnectionFactory redisConnectionFactory, DelayQueueProperties properties,
+			ObjectProvider<JobObserver> observers) {
+		return new DelayQueue(redisConnectionFactory,
+				delayQueueOptions(properties).mutate().observer(composite(observers)).build());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueTopics delayQueueTopics(DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry) {
+		return new DelayQueueTopics(properties.getTopics().keySet(), () -> registry.stream()
+			.flatMap((listeners) -> listeners.getListenerContainers().stream())
+			.map(DelayQueueListenerContainer::getTopic)
+			.toList());
 	}
 
 	@Bean
@@ -66,12 +83,13 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayListenerContainerFactory delayListenerContainerFactory(DelayQueue delayQueue,
 			ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties, Environment environment,
-			ObjectProvider<JobObserver> observer) {
+			ObjectProvider<JobObserver> observers, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<JobObservationConvention> observationConvention) {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		ContainerOptions.Builder options = ContainerOptions.builder()
 			.concurrency(listener.getConcurrency())
 			.shutdownTimeout(listener.getShutdownTimeout())
-			.observer(observer.getIfUnique());
+			.observer(composite(observers));
 		if (Threading.VIRTUAL.isActive(environment)) {
 			options.workerExecutor(virtualThreads());
 		}
@@ -80,6 +98,10 @@ public final class DelayQueueAutoConfiguration {
 		factory.setContainerOptions(options.build());
 		factory.setConcurrencyByTopic(byTopic(properties, DelayQueueProperties.Topic::getConcurrency));
 		factory.setAutoStartup(listener.isAutoStartup());
+		if (listener.isObservationEnabled()) {
+			observationRegistry.ifUnique(factory::setObservationRegistry);
+			observationConvention.ifUnique(factory::setObservationConvention);
+		}
 		return factory;
 	}
 
@@ -111,6 +133,10 @@ public final class DelayQueueAutoConfiguration {
 			.deadLetterRetention(properties.getDeadLetters().getRetention())
 			.deadLetterMaxCount(properties.getDeadLetters().getMaxCount())
 			.build();
+	}
+
+	private static JobObserver composite(ObjectProvider<JobObserver> observers) {
+		return JobObserver.composite(observers.orderedStream().toList());
 	}
 
 	private static Map<String, Integer> byTopic(DelayQueueProperties properties,

@@ -60,6 +60,10 @@ public class DelayQueueProperties {
 
 	private final DeadLetters deadLetters = new DeadLetters();
 
+	private final Metrics metrics = new Metrics();
+
+	private final Health health = new Health();
+
 	/**
 	 * Settings of individual topics, by topic name, overriding the general ones for that topic.
 	 */
@@ -139,6 +143,14 @@ public class DelayQueueProperties {
 
 	public DeadLetters getDeadLetters() {
 		return this.deadLetters;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Map<String, Topic> getTopics() {
@@ -225,6 +237,11 @@ public class DelayQueueProperties {
 		 */
 		private boolean autoStartup = true;
 
+		/**
+		 * Whether each handler call is a Micrometer observation, seen by tracing.
+		 */
+		private boolean observationEnabled = true;
+
 		public int getConcurrency() {
 			return this.concurrency;
 		}
@@ -247,6 +264,14 @@ public class DelayQueueProperties {
 
 		public void setAutoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
+		}
+
+		public boolean isObservationEnabled() {
+			return this.observationEnabled;
+		}
+
+		public void setObservationEnabled(boolean observationEnabled) {
+			this.observationEnabled = observationEnabled;
 		}
 
 	}
@@ -280,6 +305,48 @@ public class DelayQueueProperties {
 
 		public void setMaxCount(int maxCount) {
 			this.maxCount = maxCount;
+		}
+
+	}
+
+	/**
+	 * Micrometer meters of the queue.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Time the per-topic gauges reuse the counts read from Redis before reading them again, however
+		 * often they are scraped.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(10);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
+	}
+
+	/**
+	 * Health indicator of the queue.
+	 */
+	public static class Health {
+
+		/**
+		 * Time a due job may wait in a topic's delayed set without being moved to ready before the queue
+		 * reports DOWN: no poller of the topic is moving it.
+		 */
+		private Duration stallThreshold = Duration.ofSeconds(30);
+
+		public Duration getStallThreshold() {
+			return this.stallThreshold;
+		}
+
+		public void setStallThreshold(Duration stallThreshold) {
+			this.stallThreshold = stallThreshold;
 		}
 
 	}

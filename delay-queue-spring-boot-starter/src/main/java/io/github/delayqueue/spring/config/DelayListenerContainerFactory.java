@@ -7,13 +7,17 @@ import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.micrometer.JobObservationConvention;
+import io.github.delayqueue.core.micrometer.ObservedJobHandler;
 import io.github.delayqueue.spring.listener.adapter.DelayListenerMethodAdapter;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Creates the listener container of each {@link DelayListenerEndpoint}: a method adapter that converts
  * payloads with the application's Jackson mapper, run by a core {@link DelayQueueListenerContainer} with
- * this factory's {@link ContainerOptions}, and the endpoint's or the topic's concurrency.
+ * this factory's {@link ContainerOptions}, and the endpoint's or the topic's concurrency. With an
+ * {@link ObservationRegistry}, each handler call is an observation.
  */
 public class DelayListenerContainerFactory {
 
@@ -26,6 +30,10 @@ public class DelayListenerContainerFactory {
 	private Map<String, Integer> concurrencyByTopic = Map.of();
 
 	private boolean autoStartup = true;
+
+	private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private JobObservationConvention observationConvention;
 
 	public DelayListenerContainerFactory(DelayQueue queue, JsonMapper jsonMapper) {
 		this.queue = queue;
@@ -51,6 +59,21 @@ public class DelayListenerContainerFactory {
 	 */
 	public void setAutoStartup(boolean autoStartup) {
 		this.autoStartup = autoStartup;
+	}
+
+	/**
+	 * Sets the registry of the observation around each handler call; {@link ObservationRegistry#NOOP}, the
+	 * default, observes nothing.
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+	}
+
+	/**
+	 * Sets the convention naming the observation of a handler call, instead of the default one.
+	 */
+	public void setObservationConvention(JobObservationConvention observationConvention) {
+		this.observationConvention = observationConvention;
 	}
 
 	public DelayQueue getDelayQueue() {
@@ -81,6 +104,9 @@ public class DelayListenerContainerFactory {
 	public DelayQueueListenerContainer createContainer(DelayListenerEndpoint endpoint) {
 		JobHandler handler = new DelayListenerMethodAdapter(endpoint.bean(), endpoint.method(), this.queue,
 				this.jsonMapper);
+		if (!this.observationRegistry.isNoop()) {
+			handler = new ObservedJobHandler(handler, this.observationRegistry, this.observationConvention);
+		}
 		return new DelayQueueListenerContainer(this.queue, endpoint.topic(), handler, containerOptions(endpoint));
 	}
 

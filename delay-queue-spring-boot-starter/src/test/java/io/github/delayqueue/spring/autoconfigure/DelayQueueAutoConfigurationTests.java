@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -14,15 +15,21 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.micrometer.DefaultJobObservationConvention;
+import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
 import io.github.delayqueue.spring.config.DelayListenerEndpoint;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -41,6 +48,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link DelayQueueAutoConfiguration}: each branch, against a real Redis.
@@ -234,6 +242,60 @@ class DelayQueueAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void everyJobObserverHearsTheQueueAndTheListeners() {
+		String prefix = this.server.newKeyPrefix();
+		this.contextRunner.withUserConfiguration(ObserverConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + prefix)
+			.run((context) -> {
+				DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+				String id = template.send("observed", "x", Duration.ZERO);
+				template.cancel("observed", template.send("observed", "y", Duration.ofHours(1)));
+				for (String name : List.of("firstObserver", "secondObserver")) {
+					RecordingObserver observer = context.getBean(name, RecordingObserver.class);
+					await().atMost(Duration.ofSeconds(10)).until(() -> observer.events.contains("completed " + id));
+					assertThat(observer.events).contains("added " + id, "started " + id).anyMatch(
+							(event) -> event.startsWith("cancelled "));
+				}
+				assertThat(context.getBean(DelayQueueTopics.class).getTopics()).containsExactly("observed");
+			});
+	}
+
+	@Test
+	void handlerCallsAreObservations() {
+		String prefix = this.server.newKeyPrefix();
+		this.contextRunner.withUserConfiguration(ObserverConfiguration.class, ObservationConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + prefix)
+			.run((context) -> {
+				String id = context.getBean(DelayQueueTemplate.class).send("observed", "x", Duration.ZERO);
+				TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> context.getBean("firstObserver", RecordingObserver.class).events
+						.contains("completed " + id));
+				TestObservationRegistryAssert.assertThat(registry)
+					.hasObservationWithNameEqualTo(DefaultJobObservationConvention.NAME)
+					.that()
+					.hasLowCardinalityKeyValue("topic", "observed")
+					.hasHighCardinalityKeyValue("job.id", id)
+					.hasBeenStopped();
+			});
+	}
+
+	@Test
+	void handlerCallsAreNotObservedWhenDisabled() {
+		String prefix = this.server.newKeyPrefix();
+		this.contextRunner.withUserConfiguration(ObserverConfiguration.class, ObservationConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + prefix, "delay-queue.listener.observation-enabled=false")
+			.run((context) -> {
+				String id = context.getBean(DelayQueueTemplate.class).send("observed", "x", Duration.ZERO);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> context.getBean("firstObserver", RecordingObserver.class).events
+						.contains("completed " + id));
+				TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
+					.doesNotHaveAnyObservation();
+			});
+	}
+
 	private static Consumer<JobInfo> ttrAndAttempts(Duration ttr, int maxAttempts) {
 		return (info) -> {
 			assertThat(info.ttr()).isEqualTo(ttr);
@@ -247,6 +309,70 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	record Reminder(String userId, Instant at) {
+	}
+
+	static class RecordingObserver implements JobObserver {
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void added(Job job, boolean added) {
+			this.events.add("added " + job.id());
+		}
+
+		@Override
+		public void cancelled(String topic, String id) {
+			this.events.add("cancelled " + id);
+		}
+
+		@Override
+		public void started(ReservedJob job) {
+			this.events.add("started " + job.id());
+		}
+
+		@Override
+		public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+			this.events.add("completed " + job.id());
+		}
+
+	}
+
+	static class ObservedListener {
+
+		@DelayListener(topic = "observed")
+		void handle(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ObserverConfiguration {
+
+		@Bean
+		RecordingObserver firstObserver() {
+			return new RecordingObserver();
+		}
+
+		@Bean
+		RecordingObserver secondObserver() {
+			return new RecordingObserver();
+		}
+
+		@Bean
+		ObservedListener observedListener() {
+			return new ObservedListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ObservationConfiguration {
+
+		@Bean
+		TestObservationRegistry observationRegistry() {
+			return TestObservationRegistry.create();
+		}
+
 	}
 
 	static class ReflectionTarget {

@@ -107,7 +107,8 @@ class CrashSafetyTests {
 
 	private static List<String> arguments(RedisServer server, String prefix, String completedKey, boolean hold) {
 		return List.of("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port(),
-				"--spring.main.banner-mode=off", "--delay-queue.key-prefix=" + prefix,
+				"--spring.main.banner-mode=off", "--spring.main.web-application-type=none",
+				"--delay-queue.key-prefix=" + prefix,
 				"--delay-queue.listener.shutdown-timeout=1s", "--crash.topic=" + TOPIC, "--crash.concurrency=" + JOBS,
 				"--crash.hold=" + hold, "--crash.completed-key=" + completedKey);
 	}

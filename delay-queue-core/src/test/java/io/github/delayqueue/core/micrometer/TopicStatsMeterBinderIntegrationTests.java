@@ -1,0 +1,131 @@
+package io.github.delayqueue.core.micrometer;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link TopicStatsMeterBinder} against a Redis of its own, where nothing else runs scripts: gauges show a
+ * topic's counts, and reading every gauge many times costs one stats script per topic per refresh interval,
+ * counted by the server itself ({@code INFO commandstats}).
+ */
+@RedisTest(dedicated = true)
+class TopicStatsMeterBinderIntegrationTests {
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private DelayQueue queue;
+
+	@BeforeEach
+	void start(RedisServer server) {
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.queue = new DelayQueue(this.connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).buckets(1).build());
+	}
+
+	@AfterEach
+	void stop() {
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void gaugesShowEachTopicsCountsAndOverdueAge() throws Exception {
+		this.queue.add(Job.builder("alpha").payload("1").delay(Duration.ofHours(1)).build());
+		this.queue.add(Job.builder("alpha").payload("2").delay(Duration.ofHours(1)).build());
+		this.queue.add(Job.builder("alpha").payload("3").maxAttempts(1).build());
+		this.queue.fail(this.queue.claim("alpha", 1).get(0), new IllegalStateException("boom"));
+		this.queue.add(Job.builder("alpha").payload("4").build());
+		this.queue.claim("alpha", 1);
+		this.queue.add(Job.builder("alpha").payload("5").build());
+		Thread.sleep(50);
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ZERO);
+		binder.monitor("alpha");
+		binder.bindTo(registry);
+		binder.monitor("beta");
+
+		assertThat(size(registry, "alpha", "delayed")).isEqualTo(2);
+		assertThat(size(registry, "alpha", "ready")).isEqualTo(1);
+		assertThat(size(registry, "alpha", "reserved")).isEqualTo(1);
+		assertThat(size(registry, "alpha", "dead")).isEqualTo(1);
+		assertThat(registry.get(DelayQueueMeters.OVERDUE_AGE).tag("topic", "alpha").timeGauge()
+			.value(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(40);
+		assertThat(size(registry, "beta", "ready")).isZero();
+		assertThat(registry.get(DelayQueueMeters.SIZE).gauges()).hasSize(8)
+			.allSatisfy((gauge) -> assertThat(gauge.getId().getDescription()).isNotBlank());
+	}
+
+	@Test
+	void readingEveryGaugeOftenCostsOneStatsScriptPerTopicPerRefreshInterval() {
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofHours(1));
+		binder.bindTo(registry);
+		binder.monitor("alpha");
+		binder.monitor("beta");
+		binder.monitor("gamma");
+		long before = evalshaCalls();
+		for (int scrape = 0; scrape < 50; scrape++) {
+			scrape(registry);
+		}
+		// 3 topics x 5 gauges read 50 times: 750 reads, 3 scripts
+		assertThat(registry.getMeters()).hasSize(15);
+		assertThat(evalshaCalls() - before).isEqualTo(3);
+	}
+
+	@Test
+	void gaugesReadRedisAgainOnceTheRefreshIntervalHasPassed() throws Exception {
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMillis(200));
+		binder.bindTo(registry);
+		binder.monitor("alpha");
+		binder.monitor("beta");
+		long before = evalshaCalls();
+		scrape(registry);
+		Thread.sleep(300);
+		scrape(registry);
+		// one read per topic per scrape; a third only if one scrape itself spanned an interval
+		assertThat(evalshaCalls() - before).isBetween(4L, 6L);
+	}
+
+	private static void scrape(MeterRegistry registry) {
+		registry.getMeters().forEach((meter) -> meter.measure().forEach((measurement) -> measurement.getValue()));
+	}
+
+	private long evalshaCalls() {
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			Properties stats = connection.serverCommands().info("commandstats");
+			String line = stats.getProperty("cmdstat_evalsha");
+			if (line == null) {
+				return 0;
+			}
+			// calls=12,usec=...
+			return Long.parseLong(line.substring("calls=".length(), line.indexOf(',')));
+		}
+	}
+
+	private static double size(MeterRegistry registry, String topic, String state) {
+		return registry.get(DelayQueueMeters.SIZE).tags("topic", topic, "state", state).gauge().value();
+	}
+
+}

@@ -1,0 +1,362 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.InvalidJobException;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.TopicStats;
+import io.github.delayqueue.spring.config.DelayQueueTopics;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code delayqueue} Actuator endpoint: the application's topics with their counts and delivery
+ * lateness, one topic with a page of its dead letters, one job by id; and the operator's write operations.
+ * Over HTTP, under the management base path ({@code /actuator} unless set otherwise):
+ * <table>
+ * <caption>Operations</caption>
+ * <tr><th>request</th><th>does</th></tr>
+ * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
+ * age of the oldest ready job, promotion lag, delivery lateness</td></tr>
+ * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
+ * one has zero counts) with a page of its dead letters, oldest first; {@code offset} and {@code limit} page
+ * them (limit at most {@value #MAX_PAGE_SIZE})</td></tr>
+ * <tr><td>{@code GET /actuator/delayqueue/{topic}/{id}}</td><td>one job; 404 when there is none</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}}</td><td>replays every dead
+ * letter of the topic</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"purge"}}</td><td>deletes every dead
+ * letter of the topic</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}/{id}} with {@code {"action":"replay"}}</td><td>replays one dead
+ * job; 404 when there is none, 400 when it is not dead</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}/{id}} with {@code {"action":"reschedule","delay":"5m"}} or
+ * {@code {"action":"reschedule","at":"2030-01-01T09:00:00Z"}}</td><td>makes a delayed or ready job due after
+ * the delay (Redis clock) or at the instant; 404 when there is none, 400 when it is running or dead</td></tr>
+ * <tr><td>{@code DELETE /actuator/delayqueue/{topic}/{id}}</td><td>cancels a job in any state; 404 when there is
+ * none</td></tr>
+ * </table>
+ * Write operations answer with the job or the count they touched. Bad input (an invalid topic, an unknown
+ * action) is answered with 400. The endpoint is reachable only when the application's
+ * {@code management.endpoints.*} settings expose it, and its write operations only when
+ * {@code management.endpoint.delayqueue.access} allows them.
+ */
+@Endpoint(id = "delayqueue")
+public class DelayQueueEndpoint {
+
+	/** Dead letters shown by {@link #topic} unless a limit is given. */
+	public static final int DEFAULT_PAGE_SIZE = 20;
+
+	/** Most dead letters {@link #topic} shows at once. */
+	public static final int MAX_PAGE_SIZE = 1000;
+
+	private final DelayQueue queue;
+
+	private final DelayQueueTopics topics;
+
+	private final Function<String, @Nullable LatenessDescriptor> lateness;
+
+	/**
+	 * Creates the endpoint of a queue.
+	 * @param queue the queue
+	 * @param topics the application's topics
+	 * @param lateness the delivery lateness of a topic, or {@code null} when it is not measured
+	 */
+	public DelayQueueEndpoint(DelayQueue queue, DelayQueueTopics topics,
+			Function<String, @Nullable LatenessDescriptor> lateness) {
+		this.queue = queue;
+		this.topics = topics;
+		this.lateness = lateness;
+	}
+
+	@ReadOperation
+	public TopicsDescriptor topics() {
+		Map<String, TopicSummaryDescriptor> summaries = new LinkedHashMap<>();
+		for (String topic : this.topics.getTopics()) {
+			TopicStats stats = this.queue.stats(topic);
+			summaries.put(topic, new TopicSummaryDescriptor(stats.delayed(), stats.ready(), stats.reserved(),
+					stats.dead(), stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic)));
+		}
+		return new TopicsDescriptor(summaries);
+	}
+
+	@ReadOperation
+	public TopicDescriptor topic(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit) {
+		int from = (offset != null) ? offset : 0;
+		int size = (limit != null) ? limit : DEFAULT_PAGE_SIZE;
+		if (from < 0 || size < 0 || size > MAX_PAGE_SIZE) {
+			throw new InvalidEndpointRequestException("offset must not be negative and limit must be between 0 and "
+					+ MAX_PAGE_SIZE, "Invalid page of dead letters");
+		}
+		TopicStats stats = stats(topic);
+		List<DeadLetterDescriptor> letters = this.queue.deadLetters(topic, from, size)
+			.stream()
+			.map(DeadLetterDescriptor::of)
+			.toList();
+		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
+				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
+				stats.promotionLag(), this.lateness.apply(topic), new DeadLettersDescriptor(from, size, letters));
+	}
+
+	@ReadOperation
+	public @Nullable JobDescriptor job(@Selector String topic, @Selector String id) {
+		return find(topic, id);
+	}
+
+	/**
+	 * Replays or purges every dead letter of a topic.
+	 * @param action {@code replay} or {@code purge}
+	 */
+	@WriteOperation
+	public TopicActionDescriptor deadLettersAction(@Selector String topic, String action) {
+		try {
+			return switch (action) {
+				case "replay" -> new TopicActionDescriptor(topic, action, this.queue.replayAll(topic));
+				case "purge" -> new TopicActionDescriptor(topic, action, this.queue.purgeDead(topic));
+				default -> throw unknownAction(action, "replay, purge");
+			};
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	/**
+	 * Replays a dead job or reschedules a delayed or ready one, and returns the job as it then stands.
+	 * @param action {@code replay} or {@code reschedule}
+	 * @param delay for {@code reschedule}: how long from now the job falls due, such as {@code 5m} or
+	 * {@code PT5M}
+	 * @param at for {@code reschedule}, instead of {@code delay}: the ISO-8601 instant the job falls due
+	 * @throws NoSuchJobException when the topic has no such job
+	 */
+	@WriteOperation
+	public @Nullable JobDescriptor jobAction(@Selector String topic, @Selector String id, String action,
+			@Nullable Duration delay, @Nullable String at) {
+		try {
+			switch (action) {
+				case "replay" -> this.queue.replay(topic, id);
+				case "reschedule" -> reschedule(topic, id, delay, at);
+				default -> throw unknownAction(action, "replay, reschedule");
+			}
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+		return find(topic, id);
+	}
+
+	/**
+	 * Cancels a job in any state.
+	 * @throws NoSuchJobException when the topic has no such job
+	 */
+	@DeleteOperation
+	public CancelledDescriptor cancel(@Selector String topic, @Selector String id) {
+		try {
+			this.queue.cancel(topic, id);
+			return new CancelledDescriptor(topic, id);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private void reschedule(String topic, String id, @Nullable Duration delay, @Nullable String at) {
+		if ((delay == null) == (at == null)) {
+			throw new InvalidEndpointRequestException("reschedule needs either a delay or an instant (at)",
+					"Missing or conflicting reschedule time");
+		}
+		if (delay != null) {
+			this.queue.reschedule(topic, id, delay);
+			return;
+		}
+		try {
+			this.queue.reschedule(topic, id, Instant.parse(at));
+		}
+		catch (DateTimeParseException ex) {
+			throw new InvalidEndpointRequestException("at must be an ISO-8601 instant such as 2030-01-01T09:00:00Z",
+					"Invalid instant", ex);
+		}
+	}
+
+	private TopicStats stats(String topic) {
+		try {
+			return this.queue.stats(topic);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private @Nullable JobDescriptor find(String topic, String id) {
+		try {
+			return this.queue.find(topic, id).map(JobDescriptor::of).orElse(null);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private static InvalidEndpointRequestException unknownAction(String action, String known) {
+		return new InvalidEndpointRequestException("Unknown action \"" + action + "\"; expected one of " + known,
+				"Unknown action");
+	}
+
+	/**
+	 * Turns bad input into a bad request, letting a missing job through as itself.
+	 */
+	private static RuntimeException invalid(InvalidJobException ex) {
+		return (ex instanceof NoSuchJobException) ? ex
+				: new InvalidEndpointRequestException(ex.getMessage(), "Invalid request", ex);
+	}
+
+	/**
+	 * Every topic of the application, by name.
+	 *
+	 * @param topics summary of each topic
+	 */
+	public record TopicsDescriptor(Map<String, TopicSummaryDescriptor> topics) {
+	}
+
+	/**
+	 * A topic's counts and the ages an operator watches.
+	 *
+	 * @param delayed jobs waiting for their due time
+	 * @param ready jobs due and waiting for a listener
+	 * @param reserved jobs held by listeners
+	 * @param dead jobs in the dead letters
+	 * @param oldestReadyAge how long the longest-waiting ready job has been due
+	 * @param promotionLag how long the earliest delayed job has been due without a poller moving it
+	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
+	 */
+	public record TopicSummaryDescriptor(long delayed, long ready, long reserved, long dead, Duration oldestReadyAge,
+			Duration promotionLag, @Nullable LatenessDescriptor lateness) {
+	}
+
+	/**
+	 * One topic in detail.
+	 *
+	 * @param topic the topic
+	 * @param buckets how many buckets it is split into
+	 * @param polling whether this instance runs its pollers
+	 * @param delayed jobs waiting for their due time
+	 * @param ready jobs due and waiting for a listener
+	 * @param reserved jobs held by listeners
+	 * @param dead jobs in the dead letters
+	 * @param oldestReadyAge how long the longest-waiting ready job has been due
+	 * @param promotionLag how long the earliest delayed job has been due without a poller moving it
+	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
+	 * @param deadLetters the page of dead letters asked for
+	 */
+	public record TopicDescriptor(String topic, int buckets, boolean polling, long delayed, long ready,
+			long reserved, long dead, Duration oldestReadyAge, Duration promotionLag,
+			@Nullable LatenessDescriptor lateness, DeadLettersDescriptor deadLetters) {
+	}
+
+	/**
+	 * Delivery lateness of a topic's jobs: the time from a job's due time to the start of its handler, as
+	 * measured by this instance's listeners. Count and mean cover the time since the application started (for
+	 * a cumulative registry); max and percentiles the last few minutes.
+	 *
+	 * @param count deliveries measured
+	 * @param mean mean lateness
+	 * @param max greatest lateness
+	 * @param percentiles lateness by percentile, keyed like {@code p99}
+	 */
+	public record LatenessDescriptor(long count, Duration mean, Duration max, Map<String, Duration> percentiles) {
+
+		/**
+		 * Returns the key of a percentile given as a fraction: {@code p50} for 0.5, {@code p99.9} for 0.999.
+		 */
+		public static String percentileKey(double percentile) {
+			return "p" + BigDecimal.valueOf(percentile).movePointRight(2).stripTrailingZeros().toPlainString();
+		}
+
+	}
+
+	/**
+	 * A page of a topic's dead letters, oldest first.
+	 *
+	 * @param offset dead letters skipped
+	 * @param limit most dead letters asked for
+	 * @param letters the dead letters
+	 */
+	public record DeadLettersDescriptor(int offset, int limit, List<DeadLetterDescriptor> letters) {
+	}
+
+	/**
+	 * A dead letter.
+	 *
+	 * @param id the job's id
+	 * @param diedAt when it went to the dead letters, on the Redis clock
+	 * @param attempts the attempts it made
+	 * @param lastError why its last attempt failed
+	 * @param payload its JSON payload, or an empty string when none was kept
+	 */
+	public record DeadLetterDescriptor(String id, Instant diedAt, int attempts, String lastError, String payload) {
+
+		static DeadLetterDescriptor of(DeadLetter letter) {
+			return new DeadLetterDescriptor(letter.id(), letter.diedAt(), letter.attempts(), letter.lastError(),
+					letter.payload());
+		}
+
+	}
+
+	/**
+	 * A job.
+	 *
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @param state where the job is in its lifecycle
+	 * @param dueAt when it is due, on the Redis clock
+	 * @param attempts attempts made so far, counting a running one
+	 * @param maxAttempts most attempts allowed
+	 * @param ttr how long a listener may hold it
+	 * @param lastError the error of its last failed attempt, or {@code null}
+	 * @param leaseDeadline when its lease runs out, for a reserved job
+	 * @param diedAt when it went to the dead letters, for a dead job
+	 */
+	public record JobDescriptor(String topic, String id, JobState state, Instant dueAt, int attempts, int maxAttempts,
+			Duration ttr, @Nullable String lastError, @Nullable Instant leaseDeadline, @Nullable Instant diedAt) {
+
+		static JobDescriptor of(JobInfo info) {
+			return new JobDescriptor(info.topic(), info.id(), info.state(), info.dueAt(), info.attempts(),
+					info.maxAttempts(), info.ttr(), info.lastError(), info.leaseDeadline(), info.diedAt());
+		}
+
+	}
+
+	/**
+	 * A cancelled job.
+	 *
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 */
+	public record CancelledDescriptor(String topic, String id) {
+	}
+
+	/**
+	 * What a write operation on a topic's dead letters did.
+	 *
+	 * @param topic the topic
+	 * @param action the action taken
+	 * @param count dead letters it touched
+	 */
+	public record TopicActionDescriptor(String topic, String action, long count) {
+	}
+
+}

@@ -1,0 +1,52 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.time.Duration;
+
+import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.CancelledDescriptor;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.JobDescriptor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * Web extension of the {@link DelayQueueEndpoint}: a write operation on a job that does not exist is
+ * answered with 404.
+ */
+@EndpointWebExtension(endpoint = DelayQueueEndpoint.class)
+public class DelayQueueEndpointWebExtension {
+
+	private final DelayQueueEndpoint delegate;
+
+	public DelayQueueEndpointWebExtension(DelayQueueEndpoint delegate) {
+		this.delegate = delegate;
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<JobDescriptor> jobAction(@Selector String topic, @Selector String id, String action,
+			@Nullable Duration delay, @Nullable String at) {
+		try {
+			JobDescriptor job = this.delegate.jobAction(topic, id, action, delay, at);
+			return (job != null) ? new WebEndpointResponse<>(job)
+					: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
+		}
+		catch (NoSuchJobException ex) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+	}
+
+	@DeleteOperation
+	public WebEndpointResponse<CancelledDescriptor> cancel(@Selector String topic, @Selector String id) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.cancel(topic, id));
+		}
+		catch (NoSuchJobException ex) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+	}
+
+}

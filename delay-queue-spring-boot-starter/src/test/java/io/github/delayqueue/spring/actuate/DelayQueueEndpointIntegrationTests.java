@@ -1,0 +1,250 @@
+package io.github.delayqueue.spring.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.spring.DelayListener;
+import io.github.delayqueue.spring.DelayQueueTemplate;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code delayqueue} endpoint and the {@code delayQueue} health over HTTP in a running application: the
+ * read operations show topics, a topic with its dead letters and a job; the write operations replay,
+ * reschedule, cancel and purge, answering 404 and 400 where they should.
+ */
+@RedisTest
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "management.endpoints.web.exposure.include=delayqueue,health",
+				"management.endpoint.health.show-details=always", "delay-queue.listener.shutdown-timeout=1s",
+				"delay-queue.topics.configured.buckets=2" })
+@DirtiesContext
+class DelayQueueEndpointIntegrationTests {
+
+	private static RedisServer server;
+
+	private static String keyPrefix;
+
+	private final JsonMapper json = JsonMapper.shared();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private DelayQueueTemplate template;
+
+	@Autowired
+	private DelayQueue queue;
+
+	private RestClient http;
+
+	@BeforeAll
+	static void redis(RedisServer redisServer) {
+		server = redisServer;
+		keyPrefix = redisServer.newKeyPrefix();
+	}
+
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", () -> server.host());
+		registry.add("spring.data.redis.port", () -> server.port());
+		registry.add("delay-queue.key-prefix", () -> keyPrefix);
+	}
+
+	@BeforeEach
+	void client() {
+		this.http = RestClient.create("http://localhost:" + this.port + "/actuator/delayqueue");
+	}
+
+	@Test
+	void readsTopicsATopicWithItsDeadLettersAndAJob() {
+		String done = this.template.send("emails", "hello", Duration.ZERO);
+		String failed = this.template.send("emails", "fail", Duration.ZERO);
+		String later = this.template.send("emails", "later", Duration.ofHours(1));
+		String sentOnly = this.template.send("sent-only", "x", Duration.ofHours(1));
+		awaitState("emails", failed, JobState.DEAD);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find("emails", done).isEmpty());
+
+		Response topics = exchange(HttpMethod.GET, "", null);
+		assertThat(topics.status()).isEqualTo(200);
+		JsonNode all = topics.body().get("topics");
+		assertThat(all.propertyNames()).contains("configured", "emails", "sent-only");
+		JsonNode emails = all.get("emails");
+		assertThat(emails.get("delayed").asLong()).isEqualTo(1);
+		assertThat(emails.get("ready").asLong()).isZero();
+		assertThat(emails.get("dead").asLong()).isEqualTo(1);
+		// at least the two deliveries of this test; other tests deliver on the topic too
+		assertThat(emails.get("lateness").get("count").asLong()).isGreaterThanOrEqualTo(2);
+		assertThat(emails.get("lateness").get("percentiles").propertyNames()).containsExactly("p50", "p90", "p99");
+		assertThat(all.get("sent-only").get("delayed").asLong()).isEqualTo(1);
+
+		Response topic = exchange(HttpMethod.GET, "/emails?limit=5", null);
+		assertThat(topic.status()).isEqualTo(200);
+		assertThat(topic.body().get("topic").asString()).isEqualTo("emails");
+		assertThat(topic.body().get("buckets").asInt()).isEqualTo(1);
+		assertThat(topic.body().get("polling").asBoolean()).isTrue();
+		JsonNode deadLetters = topic.body().get("deadLetters");
+		assertThat(deadLetters.get("limit").asInt()).isEqualTo(5);
+		assertThat(deadLetters.get("letters")).hasSize(1);
+		JsonNode letter = deadLetters.get("letters").get(0);
+		assertThat(letter.get("id").asString()).isEqualTo(failed);
+		assertThat(letter.get("payload").asString()).isEqualTo("\"fail\"");
+		assertThat(letter.get("lastError").asString()).contains("first attempt fails");
+		assertThat(exchange(HttpMethod.GET, "/emails?offset=1", null).body().get("deadLetters").get("letters"))
+			.isEmpty();
+		assertThat(exchange(HttpMethod.GET, "/configured", null).body().get("buckets").asInt()).isEqualTo(2);
+
+		Response job = exchange(HttpMethod.GET, "/emails/" + later, null);
+		assertThat(job.status()).isEqualTo(200);
+		assertThat(job.body().get("state").asString()).isEqualTo("DELAYED");
+		assertThat(job.body().get("attempts").asInt()).isZero();
+		assertThat(Instant.parse(job.body().get("dueAt").asString())).isAfter(Instant.now().plusSeconds(3000));
+		assertThat(exchange(HttpMethod.GET, "/emails/no-such-job", null).status()).isEqualTo(404);
+		assertThat(exchange(HttpMethod.GET, "/bad!topic", null).status()).isEqualTo(400);
+		assertThat(exchange(HttpMethod.GET, "/emails?limit=5000", null).status()).isEqualTo(400);
+		this.template.cancel("emails", later);
+		this.template.cancel("emails", failed);
+		this.template.cancel("sent-only", sentOnly);
+	}
+
+	@Test
+	void replaysReschedulesCancelsAndPurges() {
+		String dead = this.template.send("emails", "fail", Duration.ZERO);
+		awaitState("emails", dead, JobState.DEAD);
+		Response replayed = exchange(HttpMethod.POST, "/emails/" + dead, Map.of("action", "replay"));
+		assertThat(replayed.status()).isIn(200, 204);
+		// the listener fails each id once only: the replayed job now runs and is finished
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find("emails", dead).isEmpty());
+		assertThat(exchange(HttpMethod.POST, "/emails/" + dead, Map.of("action", "replay")).status()).isEqualTo(404);
+
+		String second = this.template.send("emails", "fail", Duration.ZERO);
+		String third = this.template.send("emails", "fail", Duration.ZERO);
+		awaitState("emails", second, JobState.DEAD);
+		awaitState("emails", third, JobState.DEAD);
+		Response replayAll = exchange(HttpMethod.POST, "", Map.of("action", "replay"), "/emails");
+		assertThat(replayAll.status()).isEqualTo(200);
+		assertThat(replayAll.body().get("action").asString()).isEqualTo("replay");
+		assertThat(replayAll.body().get("count").asLong()).isEqualTo(2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.template.find("emails", second).isEmpty()
+				&& this.template.find("emails", third).isEmpty());
+
+		String later = this.template.send("emails", "later", Duration.ofHours(1));
+		Response rescheduled = exchange(HttpMethod.POST, "/emails/" + later,
+				Map.of("action", "reschedule", "delay", "2h"));
+		assertThat(rescheduled.status()).isEqualTo(200);
+		assertThat(Instant.parse(rescheduled.body().get("dueAt").asString()))
+			.isAfter(Instant.now().plus(Duration.ofMinutes(110)));
+		Response rescheduledAt = exchange(HttpMethod.POST, "/emails/" + later,
+				Map.of("action", "reschedule", "at", "2031-01-02T03:04:05Z"));
+		assertThat(rescheduledAt.body().get("dueAt").asString()).isEqualTo("2031-01-02T03:04:05Z");
+		assertThat(exchange(HttpMethod.POST, "/emails/" + later, Map.of("action", "reschedule")).status())
+			.isEqualTo(400);
+		assertThat(exchange(HttpMethod.POST, "/emails/" + later, Map.of("action", "replay")).status())
+			.isEqualTo(400);
+		assertThat(exchange(HttpMethod.POST, "/emails/" + later, Map.of("action", "explode")).status())
+			.isEqualTo(400);
+
+		Response cancelled = exchange(HttpMethod.DELETE, "/emails/" + later, null);
+		assertThat(cancelled.status()).isEqualTo(200);
+		assertThat(cancelled.body().get("id").asString()).isEqualTo(later);
+		assertThat(this.template.find("emails", later)).isEmpty();
+		assertThat(exchange(HttpMethod.DELETE, "/emails/" + later, null).status()).isEqualTo(404);
+
+		this.queue.add(Job.builder("unheard").id("doomed").payload("{}").maxAttempts(1).build());
+		this.queue.fail(this.queue.claim("unheard", 1).get(0), new IllegalStateException("boom"));
+		Response purged = exchange(HttpMethod.POST, "", Map.of("action", "purge"), "/unheard");
+		assertThat(purged.body().get("count").asLong()).isEqualTo(1);
+		assertThat(this.queue.stats("unheard").dead()).isZero();
+		assertThat(exchange(HttpMethod.POST, "", Map.of("action", "explode"), "/unheard").status()).isEqualTo(400);
+	}
+
+	@Test
+	void healthShowsTheQueue() {
+		String later = this.template.send("emails", "later", Duration.ofHours(1));
+		RestClient health = RestClient.create("http://localhost:" + this.port + "/actuator/health");
+		String body = health.get().retrieve().body(String.class);
+		JsonNode delayQueue = this.json.readTree(body).get("components").get("delayQueue");
+		assertThat(delayQueue.get("status").asString()).isEqualTo("UP");
+		assertThat(delayQueue.get("details").get("topics").get("emails").get("status").asString())
+			.isEqualTo("MOVING");
+		assertThat(delayQueue.get("details").get("topics").get("emails").get("polling").asBoolean()).isTrue();
+		this.template.cancel("emails", later);
+	}
+
+	private void awaitState(String topic, String id, JobState state) {
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.template.find(topic, id).map((info) -> info.state() == state).orElse(false));
+	}
+
+	private Response exchange(HttpMethod method, String path, Map<String, String> body) {
+		return exchange(method, path, body, "");
+	}
+
+	private Response exchange(HttpMethod method, String path, Map<String, String> body, String topicPath) {
+		RestClient.RequestBodySpec request = this.http.method(method).uri(topicPath + path);
+		if (body != null) {
+			request.contentType(MediaType.APPLICATION_JSON).body(body);
+		}
+		return request.exchange((req, res) -> {
+			byte[] content = res.getBody().readAllBytes();
+			JsonNode node = (content.length > 0) ? this.json.readTree(content) : null;
+			return new Response(res.getStatusCode().value(), node);
+		});
+	}
+
+	record Response(int status, JsonNode body) {
+	}
+
+	static class Listeners {
+
+		private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+
+		@DelayListener(topic = "emails", maxAttempts = "1")
+		void onEmail(String payload, io.github.delayqueue.spring.JobContext context) {
+			if (payload.equals("fail") && this.failedOnce.add(context.id())) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class EndpointApplication {
+
+		@Bean
+		Listeners listeners() {
+			return new Listeners();
+		}
+
+	}
+
+}
