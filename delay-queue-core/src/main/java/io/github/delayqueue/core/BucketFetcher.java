@@ -28,6 +28,8 @@ final class BucketFetcher implements Runnable {
 
 	private final BucketKeys bucket;
 
+	private final JobPolicy policy;
+
 	private final Semaphore freeWorkers;
 
 	private final Consumer<ReservedJob> dispatcher;
@@ -42,10 +44,11 @@ final class BucketFetcher implements Runnable {
 
 	private volatile RedisConnection waitConnection;
 
-	BucketFetcher(DelayQueue queue, BucketKeys bucket, Semaphore freeWorkers, Consumer<ReservedJob> dispatcher,
-			Duration maxWait) {
+	BucketFetcher(DelayQueue queue, BucketKeys bucket, JobPolicy policy, Semaphore freeWorkers,
+			Consumer<ReservedJob> dispatcher, Duration maxWait) {
 		this.queue = queue;
 		this.bucket = bucket;
+		this.policy = policy;
 		this.freeWorkers = freeWorkers;
 		this.dispatcher = dispatcher;
 		this.maxWaitMillis = maxWait.toMillis();
@@ -115,7 +118,7 @@ final class BucketFetcher implements Runnable {
 		int permits = 1 + this.freeWorkers.drainPermits();
 		List<ReservedJob> jobs;
 		try {
-			jobs = this.queue.claim(this.bucket, permits);
+			jobs = this.queue.claim(this.bucket, permits, this.policy);
 		}
 		catch (RuntimeException ex) {
 			this.freeWorkers.release(permits);

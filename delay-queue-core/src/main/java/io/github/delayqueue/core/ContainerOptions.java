@@ -20,11 +20,14 @@ public final class ContainerOptions {
 
 	private final JobObserver observer;
 
+	private final JobPolicy jobPolicy;
+
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.shutdownTimeout = builder.shutdownTimeout;
 		this.workerExecutor = builder.workerExecutor;
 		this.observer = builder.observer;
+		this.jobPolicy = builder.jobPolicy;
 	}
 
 	public static ContainerOptions create() {
@@ -39,7 +42,8 @@ public final class ContainerOptions {
 		return new Builder().concurrency(this.concurrency)
 			.shutdownTimeout(this.shutdownTimeout)
 			.workerExecutor(this.workerExecutor)
-			.observer(this.observer);
+			.observer(this.observer)
+			.jobPolicy(this.jobPolicy);
 	}
 
 	/**
@@ -68,6 +72,13 @@ public final class ContainerOptions {
 	}
 
 	/**
+	 * Returns the policy the container stamps on each job it claims.
+	 */
+	public JobPolicy jobPolicy() {
+		return this.jobPolicy;
+	}
+
+	/**
 	 * Builds {@link ContainerOptions}.
 	 */
 	public static final class Builder {
@@ -79,6 +90,8 @@ public final class ContainerOptions {
 		private Executor workerExecutor;
 
 		private JobObserver observer = JobObserver.NONE;
+
+		private JobPolicy jobPolicy = JobPolicy.AS_ADDED;
 
 		private Builder() {
 		}
@@ -110,6 +123,15 @@ public final class ContainerOptions {
 
 		public Builder observer(JobObserver observer) {
 			this.observer = (observer != null) ? observer : JobObserver.NONE;
+			return this;
+		}
+
+		/**
+		 * Sets the time-to-run, most attempts and back-off the container imposes on the jobs it claims,
+		 * whoever added them.
+		 */
+		public Builder jobPolicy(JobPolicy jobPolicy) {
+			this.jobPolicy = (jobPolicy != null) ? jobPolicy : JobPolicy.AS_ADDED;
 			return this;
 		}
 

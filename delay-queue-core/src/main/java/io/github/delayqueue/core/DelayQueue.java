@@ -202,24 +202,32 @@ public class DelayQueue implements AutoCloseable {
 	 * leased for its TTR; the caller must {@link #finish(ReservedJob) finish} or {@link #fail fail} it.
 	 */
 	public List<ReservedJob> claim(String topic, int max) {
+		return claim(topic, max, JobPolicy.AS_ADDED);
+	}
+
+	/**
+	 * Claims like {@link #claim(String, int)}, stamping the consumer's policy on each job claimed: its
+	 * lease, retries and death then follow that policy rather than the one the job was added with.
+	 */
+	public List<ReservedJob> claim(String topic, int max, JobPolicy policy) {
 		Job.checkTopic(topic);
 		List<ReservedJob> claimed = new ArrayList<>();
 		for (BucketKeys bucket : this.keys.buckets(topic)) {
 			if (claimed.size() >= max) {
 				break;
 			}
-			claimed.addAll(claim(bucket, max - claimed.size()));
+			claimed.addAll(claim(bucket, max - claimed.size(), policy));
 		}
 		return claimed;
 	}
 
-	List<ReservedJob> claim(BucketKeys bucket, int max) {
+	List<ReservedJob> claim(BucketKeys bucket, int max, JobPolicy policy) {
 		List<ReservedJob> claimed = new ArrayList<>();
 		int asked;
 		int got;
 		do {
 			asked = Math.min(max - claimed.size(), this.options.batchSize());
-			List<ReservedJob> batch = claimBatch(bucket, asked);
+			List<ReservedJob> batch = claimBatch(bucket, asked, policy);
 			got = batch.size();
 			claimed.addAll(batch);
 		}
@@ -227,8 +235,8 @@ public class DelayQueue implements AutoCloseable {
 		return claimed;
 	}
 
-	private List<ReservedJob> claimBatch(BucketKeys bucket, int max) {
-		ClaimResult result = this.operations.claim(bucket, max);
+	private List<ReservedJob> claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
+		ClaimResult result = this.operations.claim(bucket, max, policy);
 		CorruptEntries.logMovedAside(bucket, result.corrupt());
 		result.jobs()
 			.stream()

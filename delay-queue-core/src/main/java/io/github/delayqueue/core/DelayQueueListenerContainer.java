@@ -63,6 +63,10 @@ public class DelayQueueListenerContainer {
 		return this.topic;
 	}
 
+	public ContainerOptions getContainerOptions() {
+		return this.options;
+	}
+
 	public boolean isRunning() {
 		return this.active;
 	}
@@ -103,8 +107,8 @@ public class DelayQueueListenerContainer {
 		}
 		this.fetchers = this.queue.buckets(this.topic)
 			.stream()
-			.map((bucket) -> new BucketFetcher(this.queue, bucket, this.freeWorkers, this::dispatch,
-					this.queue.options().maxWait()))
+			.map((bucket) -> new BucketFetcher(this.queue, bucket, this.options.jobPolicy(), this.freeWorkers,
+					this::dispatch, this.queue.options().maxWait()))
 			.toList();
 		this.fetchers.forEach(BucketFetcher::start);
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic,

@@ -182,6 +182,28 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void aContainersJobPolicyHoldsForJobsAddedWithOtherSettings() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		List<ReservedJob> attempts = new CopyOnWriteArrayList<>();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "policed", (job) -> {
+			attempts.add(job);
+			throw new IllegalStateException("fails");
+		}, ContainerOptions.builder()
+			.jobPolicy(new JobPolicy(Duration.ofSeconds(7), 2, BackOff.fixed(Duration.ofMillis(50))))
+			.build());
+		container.start();
+		this.containers.add(container);
+
+		queue.add(Job.builder("policed").id("j").payload("{}").ttr(Duration.ofMinutes(1)).maxAttempts(5)
+			.backOff(BackOff.fixed(Duration.ofMinutes(10))).build());
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats("policed").dead() == 1);
+		assertThat(attempts).extracting(ReservedJob::attempt, ReservedJob::maxAttempts, ReservedJob::ttr)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(1, 2, Duration.ofSeconds(7)),
+					org.assertj.core.groups.Tuple.tuple(2, 2, Duration.ofSeconds(7)));
+	}
+
+	@Test
 	void stoppingLetsRunningHandlersFinishThenHandsUnfinishedJobsStraightBack() throws Exception {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		CountDownLatch bothRunning = new CountDownLatch(2);

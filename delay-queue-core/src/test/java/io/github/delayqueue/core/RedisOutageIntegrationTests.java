@@ -70,6 +70,18 @@ class RedisOutageIntegrationTests {
 	}
 
 	@Test
+	void stoppingWhileRedisIsDownTakesNoLongerThanTheShutdownTimeout(RedisServer server) {
+		server.stop();
+
+		long start = System.nanoTime();
+		this.container.stop();
+		this.queue.close();
+
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		server.start();
+	}
+
+	@Test
 	void jobsKeepMovingAfterEveryConnectionIsDropped() {
 		this.queue.add(Job.builder("outage").id("before").payload("{}").delay(Duration.ofMillis(100)).build());
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.ran.contains("before"));

@@ -43,16 +43,17 @@ public @interface DelayListener {
 	String concurrency() default "";
 
 	/**
-	 * Time-to-run of jobs this application sends to the topic, such as {@code "30s"} or {@code "PT2M"}
-	 * (a number without unit is milliseconds). Job settings are stored with each job when it is sent, so
-	 * this applies to jobs sent through this application's {@link DelayQueueTemplate}; it overrides
-	 * {@code delay-queue.topics.<topic>.ttr}.
+	 * How long this listener may hold a job before it is taken back and retried, such as {@code "30s"} or
+	 * {@code "PT2M"} (a number without unit is milliseconds). Stamped on each job as this listener claims
+	 * it, so it holds whoever sent the job; when empty, {@code delay-queue.topics.<topic>.ttr}, else the
+	 * time-to-run the job was sent with.
 	 */
 	String ttr() default "";
 
 	/**
-	 * Most attempts of jobs this application sends to the topic, such as {@code "5"}. Like {@link #ttr()},
-	 * it applies to jobs sent through this application's {@link DelayQueueTemplate}.
+	 * Most attempts a job gets before it goes to the dead letters, such as {@code "5"}. Like
+	 * {@link #ttr()}, stamped on each job as it is claimed; when empty, the topic's properties, else what
+	 * the job was sent with.
 	 */
 	String maxAttempts() default "";
 
@@ -60,7 +61,8 @@ public @interface DelayListener {
 	 * Back-off of jobs this application sends to the topic, as {@code "initial"} for a fixed wait (such as
 	 * {@code "1s"}), {@code "initial,multiplier,max"} for a growing wait (such as {@code "1s,2.0,1m"}), or
 	 * {@code "initial,multiplier,max,jitter"} (such as {@code "1s,2.0,1m,0.1"}, jitter from 0 to 1). Like
-	 * {@link #ttr()}, it applies to jobs sent through this application's {@link DelayQueueTemplate}.
+	 * {@link #ttr()}, stamped on each job as it is claimed; when empty, the topic's properties, else what
+	 * the job was sent with.
 	 */
 	String backoff() default "";
 

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.CorruptJobException;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 
@@ -112,11 +113,18 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Claims up to {@code max} ready jobs of the bucket.
+	 * Claims up to {@code max} ready jobs of the bucket, stamping the consumer's policy on each.
 	 */
-	public ClaimResult claim(BucketKeys keys, int max) {
+	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy) {
+		BackOff backOff = policy.backOff();
 		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
-				keys.dead(), keys.signal(), keys.leaseTokens()), Integer.toString(max));
+				keys.dead(), keys.signal(), keys.leaseTokens()), Integer.toString(max),
+				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
+				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
+				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
+				(backOff != null) ? Double.toString(backOff.multiplier()) : "",
+				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
+				(backOff != null) ? Double.toString(backOff.jitter()) : "");
 		long arrivedNanos = System.nanoTime();
 		Instant now = Instant.ofEpochMilli(RedisReplies.asLong(reply.get(0)));
 		List<ReservedJob> jobs = new ArrayList<>();

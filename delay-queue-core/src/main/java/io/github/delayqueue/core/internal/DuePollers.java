@@ -2,8 +2,10 @@ package io.github.delayqueue.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,6 +47,8 @@ public final class DuePollers implements AutoCloseable {
 
 	private final Map<String, TopicPollers> topics = new ConcurrentHashMap<>();
 
+	private final Set<String> subscribedTopics = new HashSet<>();
+
 	private ScheduledExecutorService scheduler;
 
 	private RedisMessageListenerContainer subscriptions;
@@ -77,10 +81,13 @@ public final class DuePollers implements AutoCloseable {
 			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.batchSize, this.maxWait,
 					this.trimmer))
 			.toList();
-		MessageListener listener = (message, pattern) -> wake(topic, message);
-		ChannelTopic channel = new ChannelTopic(this.keys.wakeChannel(topic));
-		this.subscriptions.addMessageListener(listener, channel);
-		this.topics.put(topic, new TopicPollers(pollers, listener, channel));
+		if (this.subscribedTopics.add(topic)) {
+			// kept until close: a wake-up for a topic no longer polled is ignored, and unsubscribing
+			// would block for the command timeout when Redis is down
+			MessageListener listener = (message, pattern) -> wake(topic, message);
+			this.subscriptions.addMessageListener(listener, new ChannelTopic(this.keys.wakeChannel(topic)));
+		}
+		this.topics.put(topic, new TopicPollers(pollers));
 		pollers.forEach(DuePoller::start);
 	}
 
@@ -91,7 +98,6 @@ public final class DuePollers implements AutoCloseable {
 		TopicPollers stopped = this.topics.remove(topic);
 		if (stopped != null) {
 			stopped.pollers().forEach((poller) -> poller.stop(STOP_TIMEOUT));
-			this.subscriptions.removeMessageListener(stopped.listener(), stopped.channel());
 		}
 	}
 
@@ -141,6 +147,7 @@ public final class DuePollers implements AutoCloseable {
 			awaitTermination(this.scheduler);
 			awaitTermination(this.subscriptionThread);
 			this.scheduler = null;
+			this.subscribedTopics.clear();
 		}
 	}
 
@@ -173,7 +180,7 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 
-	private record TopicPollers(List<DuePoller> pollers, MessageListener listener, ChannelTopic channel) {
+	private record TopicPollers(List<DuePoller> pollers) {
 	}
 
 }

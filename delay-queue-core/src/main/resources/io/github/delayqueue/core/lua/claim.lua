@@ -5,6 +5,9 @@
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] ready   KEYS[4] reserved   KEYS[5] dead
 -- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)
 -- ARGV[1] most jobs to claim
+-- ARGV[2] ttr ms   ARGV[3] max attempts   ARGV[4..7] back-off initial ms, multiplier, max ms, jitter:
+--         the consumer's policy, stamped on each claimed job so that its lease, retries and death
+--         follow it ('' keeps what the job was added with)
 --
 -- Returns { now ms, jobs, corrupt } where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
@@ -12,6 +15,8 @@
 
 local jobs, payloads, ready, reserved, dead, signal, seq = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local now = now_ms()
+local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
+                 bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
 
 local popped = redis.call('ZPOPMIN', ready, tonumber(ARGV[1]))
 local claimed = {}
@@ -29,6 +34,9 @@ if #popped > 0 then
     local raw = metas[i]
     local m = meta_decode(raw)
     if m and m.state == 'R' and bodies[i] then
+      for field, value in pairs(policy) do
+        m[field] = value
+      end
       m.state = 'L'
       m.attempts = m.attempts + 1
       m.token = int(last_token - #ids + i)

@@ -69,12 +69,10 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueTemplate delayQueueTemplate(DelayQueue delayQueue, ObjectProvider<JsonMapper> jsonMapper,
-			DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry,
-			ObjectProvider<JobCustomizer> customizers) {
-		// later customizers win: topic properties, then what listeners ask for, then the application's own
+			DelayQueueProperties properties, ObjectProvider<JobCustomizer> customizers) {
+		// later customizers win: topic properties, then the application's own
 		List<JobCustomizer> all = new ArrayList<>();
 		all.add(new TopicPropertiesJobCustomizer(properties));
-		registry.ifAvailable((listeners) -> all.add(listeners.jobCustomizer()));
 		customizers.orderedStream().forEach(all::add);
 		return new DelayQueueTemplate(delayQueue, jsonMapper.getIfAvailable(JsonMapper::shared), all);
 	}
@@ -97,6 +95,7 @@ public final class DelayQueueAutoConfiguration {
 				jsonMapper.getIfAvailable(JsonMapper::shared));
 		factory.setContainerOptions(options.build());
 		factory.setConcurrencyByTopic(byTopic(properties, DelayQueueProperties.Topic::getConcurrency));
+		factory.setJobPolicyByTopic(new TopicPropertiesJobCustomizer(properties).jobPolicyByTopic());
 		factory.setAutoStartup(listener.isAutoStartup());
 		if (listener.isObservationEnabled()) {
 			observationRegistry.ifUnique(factory::setObservationRegistry);

@@ -7,6 +7,7 @@ import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.micrometer.JobObservationConvention;
 import io.github.delayqueue.core.micrometer.ObservedJobHandler;
 import io.github.delayqueue.spring.listener.adapter.DelayListenerMethodAdapter;
@@ -28,6 +29,8 @@ public class DelayListenerContainerFactory {
 	private ContainerOptions containerOptions = ContainerOptions.create();
 
 	private Map<String, Integer> concurrencyByTopic = Map.of();
+
+	private Map<String, JobPolicy> jobPolicyByTopic = Map.of();
 
 	private boolean autoStartup = true;
 
@@ -52,6 +55,14 @@ public class DelayListenerContainerFactory {
 	 */
 	public void setConcurrencyByTopic(Map<String, Integer> concurrencyByTopic) {
 		this.concurrencyByTopic = Map.copyOf(concurrencyByTopic);
+	}
+
+	/**
+	 * Sets the job policy of individual topics; an endpoint's own time-to-run, most attempts and back-off
+	 * override each of its parts.
+	 */
+	public void setJobPolicyByTopic(Map<String, JobPolicy> jobPolicyByTopic) {
+		this.jobPolicyByTopic = Map.copyOf(jobPolicyByTopic);
 	}
 
 	/**
@@ -91,10 +102,21 @@ public class DelayListenerContainerFactory {
 	 * Returns the options of the endpoint's container.
 	 */
 	public ContainerOptions containerOptions(DelayListenerEndpoint endpoint) {
+		ContainerOptions.Builder options = this.containerOptions.mutate().jobPolicy(jobPolicy(endpoint));
 		Integer concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency()
 				: this.concurrencyByTopic.get(endpoint.topic());
-		return (concurrency != null) ? this.containerOptions.mutate().concurrency(concurrency).build()
-				: this.containerOptions;
+		if (concurrency != null) {
+			options.concurrency(concurrency);
+		}
+		return options.build();
+	}
+
+	private JobPolicy jobPolicy(DelayListenerEndpoint endpoint) {
+		JobPolicy own = endpoint.jobPolicy();
+		JobPolicy topic = this.jobPolicyByTopic.getOrDefault(endpoint.topic(), JobPolicy.AS_ADDED);
+		return new JobPolicy((own.ttr() != null) ? own.ttr() : topic.ttr(),
+				(own.maxAttempts() != null) ? own.maxAttempts() : topic.maxAttempts(),
+				(own.backOff() != null) ? own.backOff() : topic.backOff());
 	}
 
 	/**

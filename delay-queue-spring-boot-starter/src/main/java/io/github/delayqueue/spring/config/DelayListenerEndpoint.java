@@ -6,6 +6,7 @@ import java.util.Objects;
 
 import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobPolicy;
 
 import org.springframework.util.ClassUtils;
 
@@ -18,9 +19,9 @@ import org.springframework.util.ClassUtils;
  * @param bean the bean to invoke, possibly an AOP proxy
  * @param method the method to invoke on {@code bean}
  * @param concurrency how many jobs it runs at once, or {@code null}
- * @param ttr the time-to-run of jobs the application sends to the topic, or {@code null}
- * @param maxAttempts the most attempts of jobs the application sends to the topic, or {@code null}
- * @param backOff the back-off of jobs the application sends to the topic, or {@code null}
+ * @param ttr the time-to-run it imposes on the jobs it claims, or {@code null}
+ * @param maxAttempts the most attempts it allows the jobs it claims, or {@code null}
+ * @param backOff the back-off between attempts of the jobs it claims, or {@code null}
  * @param autoStartup whether it starts with the application, or {@code null}
  */
 public record DelayListenerEndpoint(String id, String topic, Object bean, Method method, Integer concurrency,
@@ -48,18 +49,10 @@ public record DelayListenerEndpoint(String id, String topic, Object bean, Method
 	}
 
 	/**
-	 * Applies the job settings this listener asks for to a job the application sends to its topic.
+	 * Returns the time-to-run, most attempts and back-off this listener imposes on the jobs it claims.
 	 */
-	void applyJobSettings(Job.Builder job) {
-		if (this.ttr != null) {
-			job.ttr(this.ttr);
-		}
-		if (this.maxAttempts != null) {
-			job.maxAttempts(this.maxAttempts);
-		}
-		if (this.backOff != null) {
-			job.backOff(this.backOff);
-		}
+	public JobPolicy jobPolicy() {
+		return new JobPolicy(this.ttr, this.maxAttempts, this.backOff);
 	}
 
 }

@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.delayqueue.core.DelayQueueListenerContainer;
-import io.github.delayqueue.core.Job;
-import io.github.delayqueue.spring.JobCustomizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,28 +107,6 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 
 	public Collection<DelayQueueListenerContainer> getListenerContainers() {
 		return listeners().stream().map((listener) -> listener.container).toList();
-	}
-
-	/**
-	 * Returns a customizer that gives jobs the application sends to a listener's topic the time-to-run,
-	 * most attempts and back-off the listener asks for.
-	 */
-	public JobCustomizer jobCustomizer() {
-		return this::applyJobSettings;
-	}
-
-	private void applyJobSettings(String topic, Job.Builder job) {
-		DelayListenerEndpoint endpoint;
-		this.lock.lock();
-		try {
-			endpoint = this.endpointsByTopic.get(topic);
-		}
-		finally {
-			this.lock.unlock();
-		}
-		if (endpoint != null) {
-			endpoint.applyJobSettings(job);
-		}
 	}
 
 	@Override

@@ -6,7 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.BackOff;
-import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobContext;
@@ -58,10 +58,8 @@ class DelayListenerAnnotationBeanPostProcessorTests {
 				assertThat(registry.getListenerIds()).containsExactly("placeholders");
 				assertThat(registry.getListenerContainer("placeholders").getTopic()).isEqualTo("resolved");
 				assertThat(registry.getListenerContainer("placeholders").isRunning()).isFalse();
-				DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
-				JobInfo info = template.find("resolved", template.send("resolved", "x", Duration.ofHours(1))).get();
-				assertThat(info.ttr()).isEqualTo(Duration.ofMinutes(1));
-				assertThat(info.maxAttempts()).isEqualTo(6);
+				assertThat(registry.getListenerContainer("placeholders").getContainerOptions().jobPolicy())
+					.isEqualTo(new JobPolicy(Duration.ofMinutes(1), 6, null));
 			});
 	}
 
