@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.internal.BucketKeys;
@@ -38,6 +40,9 @@ public class DelayQueue implements AutoCloseable {
 
 	private static final int MAX_ERROR_LENGTH = 1000;
 
+	/** Most jobs one add script call takes: large enough to amortise the call, small enough to stay quick. */
+	private static final int ADD_BATCH_SIZE = 500;
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final DelayQueueOptions options;
@@ -57,6 +62,8 @@ public class DelayQueue implements AutoCloseable {
 		this.options = options;
 		this.keys = new KeyLayout(options.keyPrefix(), options::bucketsOf);
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		// the template's callbacks are ours and never close the connection: skip the per-call proxy
+		redis.setExposeConnection(true);
 		this.operations = new BucketOperations(redis);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
@@ -73,24 +80,38 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
 	 */
 	public boolean add(Job job) {
-		boolean added = this.operations.add(toNewJob(job)) != 0;
+		NewJob newJob = toNewJob(job);
+		boolean added = this.operations.add(newJob.bucket(), List.of(newJob)).get(0) != 0;
 		observeAdded(job, added);
 		return added;
 	}
 
 	/**
-	 * Adds several jobs in one round trip (pipelined; one by one on a Redis Cluster). Returns, per job,
-	 * what {@link #add(Job)} would.
-	 * @throws InvalidJobException before anything is added, when any payload is too large
+	 * Adds several jobs with one script call per bucket and up to {@value #ADD_BATCH_SIZE} jobs. Returns,
+	 * per job in order, what {@link #add(Job)} would.
+	 * @throws InvalidJobException before anything is added, when any job's payload is too large
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		List<Boolean> added = this.operations.addAll(newJobs).stream().map((code) -> code != 0).toList();
-		for (int i = 0; i < all.size(); i++) {
-			observeAdded(all.get(i), added.get(i));
+		Boolean[] added = new Boolean[newJobs.size()];
+		Map<BucketKeys, List<Integer>> positionsByBucket = new LinkedHashMap<>();
+		for (int i = 0; i < newJobs.size(); i++) {
+			positionsByBucket.computeIfAbsent(newJobs.get(i).bucket(), (bucket) -> new ArrayList<>()).add(i);
 		}
-		return added;
+		positionsByBucket.forEach((bucket, positions) -> {
+			for (int from = 0; from < positions.size(); from += ADD_BATCH_SIZE) {
+				List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + ADD_BATCH_SIZE));
+				List<Long> codes = this.operations.add(bucket, chunk.stream().map(newJobs::get).toList());
+				for (int i = 0; i < chunk.size(); i++) {
+					added[chunk.get(i)] = codes.get(i) != 0;
+				}
+			}
+		});
+		for (int i = 0; i < all.size(); i++) {
+			observeAdded(all.get(i), added[i]);
+		}
+		return List.of(added);
 	}
 
 	private void observeAdded(Job job, boolean added) {

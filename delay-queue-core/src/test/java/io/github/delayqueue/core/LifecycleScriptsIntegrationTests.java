@@ -110,6 +110,18 @@ class LifecycleScriptsIntegrationTests {
 	}
 
 	@Test
+	void addAllTakesABatchInOneCallWithEachJobsOwnIfExistsPolicy() {
+		List<Boolean> added = this.queue.addAll(List.of(job("a").delay(Duration.ofMinutes(1)).build(),
+				job("a").delay(Duration.ZERO).build(), job("b").delay(Duration.ZERO).build(),
+				job("a").delay(Duration.ZERO).payload("\"replaced\"").ifExists(IfExists.REPLACE).build()));
+
+		assertThat(added).containsExactly(true, false, true, true);
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"replaced\"");
+		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready).containsExactly(0L, 2L);
+	}
+
+	@Test
 	void replacingAReservedJobFencesOffItsHolder() {
 		this.queue.add(job("a").delay(Duration.ZERO).build());
 		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);

@@ -1,6 +1,5 @@
 package io.github.delayqueue.core.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,9 +14,6 @@ import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -38,66 +34,34 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Adds a job. Returns 1 added, 2 replaced, 0 rejected as existing.
+	 * Adds jobs of one bucket in one script call. Returns, per job in order, 1 added, 2 replaced an
+	 * existing job, or 0 rejected as existing.
 	 */
-	public long add(NewJob job) {
-		List reply = run(this.scripts.add, addKeys(job.bucket()), addArgs(job));
-		return RedisReplies.asLong(reply.get(0));
-	}
-
-	/**
-	 * Adds several jobs in one pipeline (one round trip), or one by one on a Redis Cluster, whose
-	 * connections do not pipeline across nodes. Returns, per job, what {@link #add(NewJob)} would.
-	 */
-	public List<Long> addAll(List<NewJob> jobs) {
-		if (jobs.isEmpty()) {
-			return List.of();
+	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
+		List<String> args = new ArrayList<>(2 + jobs.size() * 11);
+		args.add(keys.wakeChannel());
+		args.add(Integer.toString(keys.index()));
+		for (NewJob job : jobs) {
+			BackOff backOff = job.backOff();
+			args.add(job.id());
+			args.add(job.payload());
+			args.add((job.dueAtMillis() != null) ? "" : Long.toString(job.delayMillis()));
+			args.add((job.dueAtMillis() != null) ? Long.toString(job.dueAtMillis()) : "");
+			args.add(Long.toString(job.ttr().toMillis()));
+			args.add(Integer.toString(job.maxAttempts()));
+			args.add(Long.toString(backOff.initial().toMillis()));
+			args.add(Double.toString(backOff.multiplier()));
+			args.add(Long.toString(backOff.max().toMillis()));
+			args.add(Double.toString(backOff.jitter()));
+			args.add(job.ifExists().name());
 		}
-		boolean cluster = Boolean.TRUE.equals(this.redis.execute((RedisCallback<Boolean>) (connection) ->
-				connection instanceof RedisClusterConnection));
-		if (cluster) {
-			return jobs.stream().map(this::add).toList();
+		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead(), keys.signal()), args.toArray());
+		List<Long> codes = new ArrayList<>(jobs.size());
+		for (int i = 1; i < reply.size(); i += 2) {
+			codes.add(RedisReplies.asLong(reply.get(i)));
 		}
-		String sha = this.redis.execute((RedisCallback<String>) (connection) ->
-				connection.scriptingCommands().scriptLoad(bytes(this.scripts.add.getScriptAsString())));
-		byte[] shaBytes = bytes(sha);
-		List<Object> replies = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			for (NewJob job : jobs) {
-				List<String> keys = addKeys(job.bucket());
-				Object[] args = addArgs(job);
-				byte[][] keysAndArgs = new byte[keys.size() + args.length][];
-				for (int i = 0; i < keys.size(); i++) {
-					keysAndArgs[i] = bytes(keys.get(i));
-				}
-				for (int i = 0; i < args.length; i++) {
-					keysAndArgs[keys.size() + i] = bytes((String) args[i]);
-				}
-				connection.scriptingCommands().evalSha(shaBytes, ReturnType.MULTI, keys.size(), keysAndArgs);
-			}
-			return null;
-		});
-		return replies.stream().map((reply) -> RedisReplies.asLong(((List<?>) reply).get(0))).toList();
-	}
-
-	private static List<String> addKeys(BucketKeys keys) {
-		return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.reserved(), keys.dead(),
-				keys.signal());
-	}
-
-	private static Object[] addArgs(NewJob job) {
-		BucketKeys keys = job.bucket();
-		BackOff backOff = job.backOff();
-		return new Object[] { job.id(), job.payload(),
-				(job.dueAtMillis() != null) ? "" : Long.toString(job.delayMillis()),
-				(job.dueAtMillis() != null) ? Long.toString(job.dueAtMillis()) : "",
-				Long.toString(job.ttr().toMillis()), Integer.toString(job.maxAttempts()),
-				Long.toString(backOff.initial().toMillis()), Double.toString(backOff.multiplier()),
-				Long.toString(backOff.max().toMillis()), Double.toString(backOff.jitter()), job.ifExists().name(),
-				keys.wakeChannel(), Integer.toString(keys.index()) };
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
+		return codes;
 	}
 
 	public MoveResult promote(BucketKeys keys, int batchSize) {

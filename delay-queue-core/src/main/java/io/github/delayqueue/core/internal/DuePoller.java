@@ -22,6 +22,8 @@ final class DuePoller {
 
 	private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
 
+	private static final long EARLY_TIMER_MARGIN_MICROS = 100;
+
 	private final BucketKeys keys;
 
 	private final BucketOperations operations;
@@ -181,8 +183,9 @@ final class DuePoller {
 		if (result.nextAtMillis() < 0) {
 			return now + this.maxWaitNanos;
 		}
-		// +1 ms: a job is due at the end of its millisecond, and a timer may fire a fraction early
-		long untilNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, result.nextAtMillis() - result.nowMillis()) + 1);
+		// a job due at millisecond m is due from m * 1000 us on; the margin covers a timer firing a little early
+		long untilNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, result.nextAtMillis() * 1000 - result.nowMicros())
+				+ EARLY_TIMER_MARGIN_MICROS);
 		return now + Math.min(untilNanos, this.maxWaitNanos);
 	}
 

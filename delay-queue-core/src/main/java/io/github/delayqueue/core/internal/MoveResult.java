@@ -7,11 +7,11 @@ import java.util.List;
  *
  * @param moved jobs moved
  * @param nextAtMillis when the next job of the source set falls due (Redis clock), or -1 when it is empty
- * @param nowMillis the Redis clock when the script ran
+ * @param nowMicros the Redis clock when the script ran, in microseconds
  * @param more whether the batch was full, so more jobs may be waiting to move now
  * @param corrupt ids met with unreadable data, moved to the dead letters or dropped from a stale index
  */
-public record MoveResult(long moved, long nextAtMillis, long nowMillis, boolean more, List<String> corrupt) {
+public record MoveResult(long moved, long nextAtMillis, long nowMicros, boolean more, List<String> corrupt) {
 
 	static MoveResult of(List<?> reply) {
 		List<String> corrupt = reply.subList(4, reply.size()).stream().map(String::valueOf).toList();

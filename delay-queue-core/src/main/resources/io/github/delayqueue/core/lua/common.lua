@@ -11,9 +11,13 @@ if redis.replicate_commands then
   redis.replicate_commands() -- Redis 6.2: allow TIME before writes (the default from 7.0 on)
 end
 
+-- The Redis clock in microseconds at the last now_ms(), for replies that tell a poller how long to sleep.
+local clock_us = 0
+
 local function now_ms()
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  clock_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return math.floor(clock_us / 1000)
 end
 
 local function meta_decode(raw)
@@ -114,13 +118,13 @@ local function held_meta(jobs_key, id, token)
   return m
 end
 
--- The reply of a batch move: { moved, next time of the source set or -1, now, more, corrupt ids... }
-local function batch_reply(moved, source_key, now, batch_was_full, corrupt)
+-- The reply of a batch move: { moved, next time of the source set (ms) or -1, now (us), more, corrupt ids... }
+local function batch_reply(moved, source_key, batch_was_full, corrupt)
   local more = 0
   if batch_was_full then
     more = 1
   end
-  local reply = { moved, earliest(source_key), now, more }
+  local reply = { moved, earliest(source_key), clock_us, more }
   for _, id in ipairs(corrupt) do
     reply[#reply + 1] = id
   end

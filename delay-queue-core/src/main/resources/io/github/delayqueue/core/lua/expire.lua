@@ -4,7 +4,7 @@
 -- KEYS[1] jobs   KEYS[2] delayed   KEYS[3] reserved   KEYS[4] dead
 -- ARGV[1] batch size   ARGV[2] random fraction in [0, 1) for jitter
 --
--- Returns { expired, next lease deadline ms or -1, now ms, more (1 when the batch was full), corrupt... }
+-- Returns { expired, next lease deadline ms or -1, now us, more (1 when the batch was full), corrupt... }
 
 local jobs, delayed, reserved, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local batch = tonumber(ARGV[1])
@@ -29,4 +29,4 @@ for _, id in ipairs(expired_ids) do
   end
 end
 
-return batch_reply(expired, reserved, now, #expired_ids == batch, corrupt)
+return batch_reply(expired, reserved, #expired_ids == batch, corrupt)

@@ -5,7 +5,7 @@
 -- KEYS[1] jobs   KEYS[2] delayed   KEYS[3] ready   KEYS[4] dead   KEYS[5] signal
 -- ARGV[1] batch size
 --
--- Returns { moved, next due ms or -1, now ms, more (1 when the batch was full), corrupt... }
+-- Returns { moved, next due ms or -1, now us, more (1 when the batch was full), corrupt... }
 -- where corrupt lists the ids met with unreadable meta (moved to dead) or another state (index entry dropped).
 
 local jobs, delayed, ready, dead, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -44,4 +44,4 @@ if #due_ids > 0 then
   end
 end
 
-return batch_reply(moved, delayed, now, #due_ids == batch, corrupt)
+return batch_reply(moved, delayed, #due_ids == batch, corrupt)
