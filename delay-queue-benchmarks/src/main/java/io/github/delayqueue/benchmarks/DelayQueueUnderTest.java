@@ -1,0 +1,79 @@
+package io.github.delayqueue.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.ContainerOptions;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueListenerContainer;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * delay-queue as the benchmarks drive it: a {@link DelayQueue} with default options on its own Lettuce
+ * connection factory, consumed by a {@link DelayQueueListenerContainer}. Lateness is
+ * {@link io.github.delayqueue.core.ReservedJob#lateness()} at handler start (Redis clock up to the claim).
+ */
+final class DelayQueueUnderTest implements QueueUnderTest {
+
+	static final String KEY_PREFIX = "bench";
+
+	static final String TOPIC = "bench";
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final DelayQueue queue;
+
+	DelayQueueUnderTest(String host, int port) {
+		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(2)).build());
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(KEY_PREFIX).build());
+	}
+
+	@Override
+	public void add(String payload, long delayMillis) {
+		this.queue.add(Job.builder(TOPIC).payload(payload).delay(Duration.ofMillis(delayMillis)).build());
+	}
+
+	@Override
+	public void addAll(List<String> payloads, long[] delayMillis) {
+		List<Job> jobs = new ArrayList<>(payloads.size());
+		for (int i = 0; i < payloads.size(); i++) {
+			jobs.add(Job.builder(TOPIC).payload(payloads.get(i)).delay(Duration.ofMillis(delayMillis[i])).build());
+		}
+		this.queue.addAll(jobs);
+	}
+
+	@Override
+	public void addAllDueAt(List<String> payloads, long dueAtMillis) {
+		Instant dueAt = Instant.ofEpochMilli(dueAtMillis);
+		this.queue.addAll(payloads.stream().map((payload) -> Job.builder(TOPIC).payload(payload).dueAt(dueAt).build())
+			.toList());
+	}
+
+	@Override
+	public Consumer startConsumer(int workers, DeliveryListener listener) {
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(this.queue, TOPIC,
+				(job) -> listener.delivered(job.payload(), TimeUnit.NANOSECONDS.toMicros(job.lateness().toNanos()),
+						job.dueAt().toEpochMilli()),
+				ContainerOptions.builder().concurrency(workers).shutdownTimeout(Duration.ofSeconds(2)).build());
+		container.start();
+		return container::stop;
+	}
+
+	@Override
+	public void close() {
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+}

@@ -1,0 +1,45 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.List;
+
+/**
+ * One application instance of a queue under test, producing and consuming through its own connections:
+ * the scenarios run the same code against delay-queue and against Redisson through this interface.
+ */
+interface QueueUnderTest extends AutoCloseable {
+
+	/**
+	 * Adds one job due {@code delayMillis} from now.
+	 */
+	void add(String payload, long delayMillis);
+
+	/**
+	 * Adds jobs in one batch (pipelined), each due after its own delay, and returns when all are added.
+	 */
+	void addAll(List<String> payloads, long[] delayMillis);
+
+	/**
+	 * Adds jobs in one batch, all due at the given instant (epoch milliseconds on this machine's clock).
+	 */
+	void addAllDueAt(List<String> payloads, long dueAtMillis);
+
+	/**
+	 * Starts consuming with {@code workers} concurrent handlers, each of which tells the listener of its job
+	 * first thing.
+	 */
+	Consumer startConsumer(int workers, DeliveryListener listener);
+
+	@Override
+	void close();
+
+	/**
+	 * A running consumer.
+	 */
+	interface Consumer extends AutoCloseable {
+
+		@Override
+		void close();
+
+	}
+
+}

@@ -1,0 +1,203 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Scenario 5, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs.
+ * At each size the pending jobs (due in one to two hours) are bulk-loaded in the queue's own layout (see
+ * {@link BulkLoader}); then one thread adds jobs one at a time (add cost: mean latency), and a consumer with
+ * {@value #WORKERS} workers takes a batch of jobs falling due at one instant (claim cost: time from the due
+ * instant to the last handler start, per job, which covers moving due jobs, claiming and finishing).
+ */
+final class ScaleScenario {
+
+	static final int WORKERS = 8;
+
+	private final Context context;
+
+	ScaleScenario(Context context) {
+		this.context = context;
+	}
+
+	void run() {
+		List<Integer> sizes = this.context.settings().scalePendingJobs();
+		Map<Side, List<Outcome>> outcomes = new EnumMap<>(Side.class);
+		for (Side side : this.context.sides()) {
+			List<Outcome> sideOutcomes = new ArrayList<>();
+			for (int pending : sizes) {
+				this.context.freshRedis();
+				Outcome outcome = measure(side, pending);
+				sideOutcomes.add(outcome);
+				Context.log("  %-11s %,11d pending: add %,.0f us (p99 %,.0f us), claim %s us/job "
+						+ "(%,d of %,d in %.2f s%s), loaded in %.1f s, %,d MB", side.label(), pending,
+						outcome.addMeanMicros(), outcome.addP99Micros(), Report.number(outcome.claimMicrosPerJob()),
+						outcome.claimed(),
+						outcome.claimJobs(), outcome.claimSeconds(), outcome.capped() ? ", stopped at the cap" : "",
+						outcome.loadSeconds(), outcome.usedMemory() / (1024 * 1024));
+			}
+			outcomes.put(side, sideOutcomes);
+		}
+		this.context.freshRedis();
+		if (this.context.settings().oursOnly()) {
+			return;
+		}
+		report(sizes, outcomes.get(Side.DELAY_QUEUE), outcomes.get(Side.REDISSON));
+	}
+
+	private void report(List<Integer> sizes, List<Outcome> ours, List<Outcome> redisson) {
+		Results results = this.context.results();
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("pendingJobs", sizes);
+		details.put("pendingLoadedBy", "a Lua bulk loader writing each queue's own layout, copied from one job the "
+				+ "queue added itself");
+		details.put("addCost", "mean latency of " + this.context.settings().scaleAdds() + " single adds, one thread");
+		details.put("claimCost", "time from the due instant to the last handler start of "
+				+ this.context.settings().scaleClaims() + " jobs due at once, over the jobs; " + WORKERS + " workers");
+		details.put("delayQueue", ours.stream().map(Outcome::asMap).toList());
+		details.put("redisson", redisson.stream().map(Outcome::asMap).toList());
+		Outcome oursSmall = ours.get(0);
+		Outcome oursLarge = ours.get(ours.size() - 1);
+		Outcome redissonSmall = redisson.get(0);
+		Outcome redissonLarge = redisson.get(redisson.size() - 1);
+		String small = count(sizes.get(0));
+		String large = count(sizes.get(sizes.size() - 1));
+		results.add(Row.of("scale.add.small", "5 scale", "add, " + small + " pending", "us", oursSmall.addMeanMicros(),
+				redissonSmall.addMeanMicros())
+			.details(details));
+		results.add(Row.of("scale.add.large", "5 scale", "add, " + large + " pending", "us", oursLarge.addMeanMicros(),
+				redissonLarge.addMeanMicros()));
+		double oursAddGrowth = oursLarge.addMeanMicros() / oursSmall.addMeanMicros();
+		results.add(Row.of("scale.add.growth", "5 scale", "add cost " + large + " / " + small, "x", oursAddGrowth,
+				redissonLarge.addMeanMicros() / redissonSmall.addMeanMicros())
+			.target("<= 2x", oursAddGrowth <= 2));
+		results.add(Row.of("scale.claim.small", "5 scale", "claim, " + small + " pending", "us/job",
+				oursSmall.claimMicrosPerJob(), redissonSmall.claimMicrosPerJob())
+			.note(capNote(oursSmall, redissonSmall)));
+		results.add(Row.of("scale.claim.large", "5 scale", "claim, " + large + " pending", "us/job",
+				oursLarge.claimMicrosPerJob(), redissonLarge.claimMicrosPerJob())
+			.note(capNote(oursLarge, redissonLarge)));
+		Double oursClaimGrowth = growth(oursSmall.claimMicrosPerJob(), oursLarge.claimMicrosPerJob());
+		results.add(Row.of("scale.claim.growth", "5 scale", "claim cost " + large + " / " + small, "x",
+				oursClaimGrowth, growth(redissonSmall.claimMicrosPerJob(), redissonLarge.claimMicrosPerJob()))
+			.target("<= 2x", oursClaimGrowth != null && oursClaimGrowth <= 2 && !oursLarge.capped())
+			.note(!redissonLarge.capped() ? ""
+					: (redissonLarge.claimed() == 0) ? "Redisson's: none claimed within the cap"
+							: "Redisson's: a lower bound"));
+	}
+
+	private static Double growth(Double small, Double large) {
+		return (small == null || large == null) ? null : large / small;
+	}
+
+	private static String capNote(Outcome ours, Outcome redisson) {
+		List<String> notes = new ArrayList<>();
+		for (Outcome outcome : List.of(ours, redisson)) {
+			if (outcome.capped()) {
+				notes.add(String.format("%s: stopped at the %d s cap with %,d of %,d delivered%s",
+						(outcome == ours) ? "delay-queue" : "Redisson", (int) Math.round(outcome.claimSeconds()),
+						outcome.claimed(), outcome.claimJobs(), (outcome.claimed() > 0) ? " (a lower bound)" : ""));
+			}
+		}
+		return String.join("; ", notes);
+	}
+
+	private static String count(int n) {
+		return (n >= 1_000_000) ? (n / 1_000_000) + "M" : (n / 1_000) + "k";
+	}
+
+	private Outcome measure(Side side, int pending) {
+		Settings settings = this.context.settings();
+		try (QueueUnderTest queue = this.context.open(side)) {
+			queue.add(Payloads.of(0, 0), Context.farDelayMillis());
+			long loadStart = System.nanoTime();
+			new BulkLoader(this.context.admin()).load(side, pending - 1);
+			double loadSeconds = Context.seconds(System.nanoTime() - loadStart);
+			long usedMemory = this.context.admin().usedMemory();
+
+			int adds = settings.scaleAdds();
+			Latencies addLatency = new Latencies(adds);
+			for (int i = 0; i < adds + adds / 4; i++) {
+				long delay = Context.farDelayMillis();
+				String payload = Payloads.of(i, System.currentTimeMillis() + delay);
+				long start = System.nanoTime();
+				queue.add(payload, delay);
+				if (i >= adds / 4) {
+					addLatency.record((System.nanoTime() - start) / 1000);
+				}
+			}
+
+			int claims = settings.scaleClaims();
+			DeliveryLedger ledger = new DeliveryLedger(claims);
+			Latencies lateness = new Latencies(claims * 2);
+			try (QueueUnderTest.Consumer consumer = queue.startConsumer(WORKERS, (payload, late, due) -> {
+				ledger.delivered(Payloads.index(payload));
+				lateness.record(LatenessScenario.wallClockMicros() - due * 1000);
+			})) {
+				Context.sleepMillis(500);
+				long dueAt = System.currentTimeMillis() + 1000;
+				long dueNanos = System.nanoTime() + (dueAt - System.currentTimeMillis()) * 1_000_000;
+				List<String> payloads = new ArrayList<>(claims);
+				for (int i = 0; i < claims; i++) {
+					payloads.add(Payloads.of(i, dueAt));
+				}
+				queue.addAllDueAt(payloads, dueAt);
+				boolean all;
+				try {
+					all = ledger.await(Math.max(0, dueAt - System.currentTimeMillis())
+							+ settings.scaleClaimCapSeconds() * 1000L);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+				long end = all ? ledger.lastFirstDeliveryNanos() : System.nanoTime();
+				double claimSeconds = Context.seconds(end - dueNanos);
+				int claimed = ledger.distinct();
+				return new Outcome(pending, loadSeconds, usedMemory, addLatency.summary(), claims, claimed,
+						claimSeconds, !all, lateness.summary());
+			}
+		}
+	}
+
+	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobs, int claimed,
+			double claimSeconds, boolean capped, Latencies.Summary lateness) {
+
+		double addMeanMicros() {
+			return this.add.mean();
+		}
+
+		double addP99Micros() {
+			return this.add.p99();
+		}
+
+		/**
+		 * Microseconds per job from the due instant to the last handler start, or, when stopped at the cap,
+		 * the cap's time over the jobs delivered by then.
+		 */
+		Double claimMicrosPerJob() {
+			return (this.claimed == 0) ? null : this.claimSeconds * 1e6 / this.claimed;
+		}
+
+		Map<String, Object> asMap() {
+			Map<String, Object> map = new LinkedHashMap<>();
+			map.put("pendingJobs", this.pending);
+			map.put("loadSeconds", this.loadSeconds);
+			map.put("usedMemoryBytes", this.usedMemory);
+			map.put("addMicros", Map.of("mean", this.add.mean(), "p50", this.add.p50(), "p99", this.add.p99(), "max",
+					this.add.max()));
+			map.put("claimJobs", this.claimJobs);
+			map.put("claimed", this.claimed);
+			map.put("claimSeconds", this.claimSeconds);
+			map.put("claimMicrosPerJob", claimMicrosPerJob());
+			map.put("stoppedAtCap", this.capped);
+			map.put("latenessMillis", LatenessScenario.summaryMap(this.lateness));
+			return map;
+		}
+
+	}
+
+}

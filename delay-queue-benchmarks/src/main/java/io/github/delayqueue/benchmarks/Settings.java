@@ -1,0 +1,164 @@
+package io.github.delayqueue.benchmarks;
+
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What to run and where, from the command line: {@code [--quick] [--redis host:port] [--out file]
+ * [--only scenario,...]}. The sizes of every scenario follow from {@code --quick}.
+ *
+ * @param quick whether to run the short variant of every scenario (under a minute)
+ * @param redisHost the host of a Redis to use, or {@code null} to start one
+ * @param redisPort its port
+ * @param out the JSON results file, or {@code null} for {@code results/results-<timestamp>.json}
+ * @param scenarios the scenarios to run, by name
+ * @param oursOnly whether to leave Redisson out (to try engine changes quickly; the table then has no peer)
+ */
+record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<String> scenarios, boolean oursOnly) {
+
+	static final List<String> ALL_SCENARIOS = List.of("enqueue", "end-to-end", "lateness", "redis-cost", "scale");
+
+	static final String USAGE = """
+			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names]
+			  --quick        short variant of every scenario (under a minute); the default run takes under five
+			  --redis h:p    use this Redis (it is FLUSHALLed between scenarios!) instead of starting a redis-server
+			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
+			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, scale
+			""";
+
+	static Settings parse(String... args) {
+		boolean quick = false;
+		String host = null;
+		int port = 0;
+		Path out = null;
+		Set<String> scenarios = new LinkedHashSet<>(ALL_SCENARIOS);
+		boolean oursOnly = false;
+		for (int i = 0; i < args.length; i++) {
+			switch (args[i]) {
+				case "--quick" -> quick = true;
+				case "--ours-only" -> oursOnly = true;
+				case "--redis" -> {
+					String address = value(args, ++i, "--redis");
+					int colon = address.lastIndexOf(':');
+					if (colon <= 0) {
+						throw new IllegalArgumentException("--redis takes host:port, was \"" + address + "\"");
+					}
+					host = address.substring(0, colon);
+					try {
+						port = Integer.parseInt(address.substring(colon + 1));
+					}
+					catch (NumberFormatException ex) {
+						throw new IllegalArgumentException("--redis takes host:port, was \"" + address + "\"");
+					}
+				}
+				case "--out" -> out = Path.of(value(args, ++i, "--out"));
+				case "--only" -> {
+					scenarios = new LinkedHashSet<>(List.of(value(args, ++i, "--only").split(",")));
+					for (String name : scenarios) {
+						if (!ALL_SCENARIOS.contains(name)) {
+							throw new IllegalArgumentException("unknown scenario \"" + name + "\"; known: " + ALL_SCENARIOS);
+						}
+					}
+				}
+				default -> throw new IllegalArgumentException("unknown argument \"" + args[i] + "\"");
+			}
+		}
+		return new Settings(quick, host, port, out, Set.copyOf(scenarios), oursOnly);
+	}
+
+	private static String value(String[] args, int index, String option) {
+		if (index >= args.length) {
+			throw new IllegalArgumentException(option + " needs a value");
+		}
+		return args[index];
+	}
+
+	boolean runs(String scenario) {
+		return this.scenarios.contains(scenario);
+	}
+
+	/** Seconds of warm-up before each enqueue measurement. */
+	double enqueueWarmupSeconds() {
+		return this.quick ? 0.3 : 0.5;
+	}
+
+	/** Seconds each enqueue measurement lasts. */
+	double enqueueSeconds() {
+		return this.quick ? 0.7 : 2;
+	}
+
+	/** Jobs in the end-to-end burst. */
+	int endToEndJobs() {
+		return this.quick ? 10_000 : 200_000;
+	}
+
+	/**
+	 * The longest a side may take to drain the end-to-end burst before it is stopped and rated on what it
+	 * delivered by then: long enough for delay-queue to finish, short for Redisson, which drains a burst at a
+	 * few dozen jobs per second.
+	 */
+	int endToEndCapSeconds(Side side) {
+		if (side == Side.DELAY_QUEUE) {
+			return 60;
+		}
+		return this.quick ? 3 : 8;
+	}
+
+	/** The steady loads of the lateness scenario. */
+	List<SteadyLoad> steadyLoads() {
+		if (this.quick) {
+			return List.of(new SteadyLoad(1_000, 4, 2_000, 2), new SteadyLoad(10_000, 3, 1_000, 1));
+		}
+		return List.of(new SteadyLoad(1_000, 60, 10_000, 10), new SteadyLoad(10_000, 12, 10_000, 10));
+	}
+
+	/** Jobs (bulk-loaded) over which memory per pending job is measured. */
+	int memoryJobs() {
+		return this.quick ? 100_000 : 1_000_000;
+	}
+
+	/** Jobs added through each queue's API to cross-check the memory per pending job. */
+	int memoryApiJobs() {
+		return this.quick ? 10_000 : 50_000;
+	}
+
+	/** The pending-set sizes of the scale scenario. */
+	List<Integer> scalePendingJobs() {
+		return this.quick ? List.of(10_000, 200_000) : List.of(10_000, 10_000_000);
+	}
+
+	/** Adds timed one by one at each size of the scale scenario. */
+	int scaleAdds() {
+		return 1_000;
+	}
+
+	/** Jobs falling due together and consumed at each size of the scale scenario. */
+	int scaleClaims() {
+		return this.quick ? 500 : 1_000;
+	}
+
+	/** Seconds a consumer settles in before a steady load starts. */
+	long settleMillis() {
+		return this.quick ? 500 : 1000;
+	}
+
+	/** How long after a steady load a job due in its window may still arrive before it counts as missing. */
+	long graceMillis() {
+		return this.quick ? 1000 : 2000;
+	}
+
+	int scaleClaimCapSeconds() {
+		return this.quick ? 2 : 10;
+	}
+
+	/**
+	 * A steady load: {@code rate} jobs per second for {@code seconds}, each due after a delay drawn
+	 * uniformly from 0 to {@code maxDelayMillis}; lateness counts jobs due from {@code steadyAfterSeconds}
+	 * (when the due rate has reached the add rate) to the end of the load.
+	 */
+	record SteadyLoad(int rate, int seconds, int maxDelayMillis, int steadyAfterSeconds) {
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Adds jobs at a steady rate from one thread, each due after a delay drawn uniformly from zero to a maximum,
+ * and notes which jobs fall due inside a window. When more than one job is owed at a tick (at high rates)
+ * they go in one batch.
+ */
+final class SteadyProducer {
+
+	private final QueueUnderTest queue;
+
+	private final Settings.SteadyLoad load;
+
+	private final AtomicIntegerArray inWindow;
+
+	private long windowStartMillis;
+
+	private long windowEndMillis;
+
+	private int added;
+
+	private int expectedInWindow;
+
+	private double seconds;
+
+	SteadyProducer(QueueUnderTest queue, Settings.SteadyLoad load) {
+		this.queue = queue;
+		this.load = load;
+		this.inWindow = new AtomicIntegerArray(capacity(load));
+	}
+
+	static int capacity(Settings.SteadyLoad load) {
+		return load.rate() * load.seconds() + 1000;
+	}
+
+	/**
+	 * Produces the load, calling {@code onSteady} once the due rate has reached the add rate (the start of the
+	 * measured window) and {@code onEnd} as the load ends, both on this thread.
+	 */
+	void run(Runnable onSteady, Runnable onEnd) {
+		boolean steady = false;
+		long startMillis = System.currentTimeMillis();
+		long start = System.nanoTime();
+		this.windowStartMillis = startMillis + TimeUnit.SECONDS.toMillis(this.load.steadyAfterSeconds());
+		this.windowEndMillis = startMillis + TimeUnit.SECONDS.toMillis(this.load.seconds());
+		long duration = TimeUnit.SECONDS.toNanos(this.load.seconds());
+		double perNano = this.load.rate() / 1e9;
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		List<String> payloads = new ArrayList<>();
+		long elapsed;
+		while ((elapsed = System.nanoTime() - start) < duration) {
+			if (!steady && System.currentTimeMillis() >= this.windowStartMillis) {
+				steady = true;
+				onSteady.run();
+			}
+			int owed = Math.min((int) (elapsed * perNano) + 1 - this.added, this.inWindow.length() - this.added);
+			if (owed <= 0) {
+				long nextAt = (long) ((this.added) / perNano);
+				Context.sleepNanos(Math.min(nextAt - elapsed, TimeUnit.MILLISECONDS.toNanos(1)));
+				continue;
+			}
+			payloads.clear();
+			long[] delays = new long[owed];
+			long now = System.currentTimeMillis();
+			for (int i = 0; i < owed; i++) {
+				int index = this.added + i;
+				delays[i] = random.nextLong(this.load.maxDelayMillis() + 1L);
+				long due = now + delays[i];
+				if (due >= this.windowStartMillis && due <= this.windowEndMillis) {
+					this.inWindow.set(index, 1);
+					this.expectedInWindow++;
+				}
+				payloads.add(Payloads.of(index, due));
+			}
+			if (owed == 1) {
+				this.queue.add(payloads.get(0), delays[0]);
+			}
+			else {
+				this.queue.addAll(payloads, delays);
+			}
+			this.added += owed;
+		}
+		this.seconds = Context.seconds(System.nanoTime() - start);
+		onEnd.run();
+	}
+
+	boolean inWindow(int index) {
+		return index >= 0 && index < this.inWindow.length() && this.inWindow.get(index) == 1;
+	}
+
+	int added() {
+		return this.added;
+	}
+
+	int expectedInWindow() {
+		return this.expectedInWindow;
+	}
+
+	double achievedRate() {
+		return this.added / this.seconds;
+	}
+
+}

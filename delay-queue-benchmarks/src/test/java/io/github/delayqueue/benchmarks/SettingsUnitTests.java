@@ -1,0 +1,45 @@
+package io.github.delayqueue.benchmarks;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class SettingsUnitTests {
+
+	@Test
+	void defaultsRunEveryScenarioOnARedisOfItsOwn() {
+		Settings settings = Settings.parse();
+		assertThat(settings.quick()).isFalse();
+		assertThat(settings.redisHost()).isNull();
+		assertThat(settings.scenarios()).containsExactlyInAnyOrderElementsOf(Settings.ALL_SCENARIOS);
+		assertThat(settings.endToEndJobs()).isEqualTo(200_000);
+		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 10_000_000);
+		assertThat(settings.memoryJobs()).isEqualTo(1_000_000);
+		assertThat(settings.steadyLoads().get(0)).isEqualTo(new Settings.SteadyLoad(1_000, 60, 10_000, 10));
+	}
+
+	@Test
+	void parsesEveryOption() {
+		Settings settings = Settings.parse("--quick", "--redis", "127.0.0.1:6390", "--out", "x.json", "--only",
+				"enqueue,scale", "--ours-only");
+		assertThat(settings.quick()).isTrue();
+		assertThat(settings.redisHost()).isEqualTo("127.0.0.1");
+		assertThat(settings.redisPort()).isEqualTo(6390);
+		assertThat(settings.out()).isEqualTo(Path.of("x.json"));
+		assertThat(settings.scenarios()).containsExactlyInAnyOrder("enqueue", "scale");
+		assertThat(settings.oursOnly()).isTrue();
+		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 200_000);
+	}
+
+	@Test
+	void rejectsWhatItDoesNotKnow() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--fast"));
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--redis", "localhost"));
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--redis"));
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--only", "enqueue,warp"));
+	}
+
+}
