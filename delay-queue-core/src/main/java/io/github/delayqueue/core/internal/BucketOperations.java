@@ -2,6 +2,7 @@ package io.github.delayqueue.core.internal;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -90,7 +91,8 @@ public final class BucketOperations {
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
 				(backOff != null) ? Double.toString(backOff.jitter()) : "");
 		long arrivedNanos = System.nanoTime();
-		Instant now = Instant.ofEpochMilli(RedisReplies.asLong(reply.get(0)));
+		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
+		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);
 		List<ReservedJob> jobs = new ArrayList<>();
 		for (Object item : (List) reply.get(1)) {
 			List fields = (List) item;

@@ -9,7 +9,7 @@
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
 --         follow it ('' keeps what the job was added with)
 --
--- Returns { now ms, jobs, corrupt } where jobs is a list of
+-- Returns { now us, jobs, corrupt } where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 
@@ -65,4 +65,4 @@ if #popped > 0 then
     signal_ready(signal) -- wake the next consumer: work is left
   end
 end
-return { now, claimed, corrupt }
+return { clock_us, claimed, corrupt }
