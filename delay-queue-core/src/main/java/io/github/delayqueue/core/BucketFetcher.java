@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.ClaimResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +84,7 @@ final class BucketFetcher implements Runnable {
 		int consecutiveFailures = 0;
 		while (this.running) {
 			try {
-				if (claimAndDispatch() == 0 && this.running) {
+				if (!claimAndDispatch() && this.running) {
 					awaitSignal();
 				}
 				consecutiveFailures = 0;
@@ -111,22 +112,24 @@ final class BucketFetcher implements Runnable {
 
 	/**
 	 * Claims as many jobs as there are free workers (waiting for at least one) and dispatches each with
-	 * its worker permit. Returns how many were claimed.
+	 * its worker permit. Returns whether ready jobs may be left to claim; when not, the fetcher waits for a
+	 * signal rather than make a claim that finds nothing.
 	 */
-	private int claimAndDispatch() throws InterruptedException {
+	private boolean claimAndDispatch() throws InterruptedException {
 		this.freeWorkers.acquire();
 		int permits = 1 + this.freeWorkers.drainPermits();
-		List<ReservedJob> jobs;
+		ClaimResult claimed;
 		try {
-			jobs = this.queue.claim(this.bucket, permits, this.policy);
+			claimed = this.queue.claim(this.bucket, permits, this.policy);
 		}
 		catch (RuntimeException ex) {
 			this.freeWorkers.release(permits);
 			throw ex;
 		}
+		List<ReservedJob> jobs = claimed.jobs();
 		this.freeWorkers.release(permits - jobs.size());
 		jobs.forEach(this.dispatcher);
-		return jobs.size();
+		return !jobs.isEmpty() && claimed.readyLeft() > 0;
 	}
 
 	private void awaitSignal() {

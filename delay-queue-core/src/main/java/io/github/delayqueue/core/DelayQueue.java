@@ -237,26 +237,28 @@ public class DelayQueue implements AutoCloseable {
 			if (claimed.size() >= max) {
 				break;
 			}
-			claimed.addAll(claim(bucket, max - claimed.size(), policy));
+			claimed.addAll(claim(bucket, max - claimed.size(), policy).jobs());
 		}
 		return claimed;
 	}
 
-	List<ReservedJob> claim(BucketKeys bucket, int max, JobPolicy policy) {
+	/**
+	 * Claims up to {@code max} jobs of one bucket, in batches; the result's corrupt ids are already logged.
+	 */
+	ClaimResult claim(BucketKeys bucket, int max, JobPolicy policy) {
 		List<ReservedJob> claimed = new ArrayList<>();
+		ClaimResult batch;
 		int asked;
-		int got;
 		do {
 			asked = Math.min(max - claimed.size(), this.options.batchSize());
-			List<ReservedJob> batch = claimBatch(bucket, asked, policy);
-			got = batch.size();
-			claimed.addAll(batch);
+			batch = claimBatch(bucket, asked, policy);
+			claimed.addAll(batch.jobs());
 		}
-		while (got == asked && claimed.size() < max);
-		return claimed;
+		while (batch.jobs().size() == asked && claimed.size() < max);
+		return new ClaimResult(claimed, List.of(), batch.readyLeft());
 	}
 
-	private List<ReservedJob> claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
+	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
 		ClaimResult result = this.operations.claim(bucket, max, policy);
 		CorruptEntries.logMovedAside(bucket, result.corrupt());
 		result.jobs()
@@ -264,7 +266,7 @@ public class DelayQueue implements AutoCloseable {
 			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())
 			.min()
 			.ifPresent((untilExpiry) -> this.pollers.leaseTaken(bucket.topic(), bucket.index(), untilExpiry + 1));
-		return result.jobs();
+		return result;
 	}
 
 	/**

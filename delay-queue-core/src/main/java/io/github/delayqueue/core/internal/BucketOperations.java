@@ -104,7 +104,7 @@ public final class BucketOperations {
 					arrivedNanos));
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
-		return new ClaimResult(jobs, corrupt);
+		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)));
 	}
 
 	/**

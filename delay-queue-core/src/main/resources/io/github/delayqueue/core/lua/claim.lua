@@ -9,7 +9,7 @@
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
 --         follow it ('' keeps what the job was added with)
 --
--- Returns { now us, jobs, corrupt } where jobs is a list of
+-- Returns { now us, jobs, corrupt, ready jobs left } where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 
@@ -21,6 +21,7 @@ local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber
 local popped = redis.call('ZPOPMIN', ready, tonumber(ARGV[1]))
 local claimed = {}
 local corrupt = {}
+local left = 0
 if #popped > 0 then
   local ids = {}
   for i = 1, #popped, 2 do
@@ -61,8 +62,9 @@ if #popped > 0 then
     redis.call('HSET', jobs, unpack(new_metas))
     redis.call('ZADD', reserved, unpack(reserved_entries))
   end
-  if redis.call('ZCARD', ready) > 0 then
+  left = redis.call('ZCARD', ready)
+  if left > 0 then
     signal_ready(signal) -- wake the next consumer: work is left
   end
 end
-return { clock_us, claimed, corrupt }
+return { clock_us, claimed, corrupt, left }
