@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
@@ -40,8 +42,11 @@ public class DelayQueue implements AutoCloseable {
 
 	private static final int MAX_ERROR_LENGTH = 1000;
 
-	/** Most jobs one add script call takes: large enough to amortise the call, small enough to stay quick. */
-	private static final int ADD_BATCH_SIZE = 500;
+	/**
+	 * Most jobs one add or finish script call takes: large enough to amortise the call, small enough to
+	 * stay quick.
+	 */
+	private static final int SCRIPT_BATCH_SIZE = 500;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -87,31 +92,41 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Adds several jobs with one script call per bucket and up to {@value #ADD_BATCH_SIZE} jobs. Returns,
+	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs. Returns,
 	 * per job in order, what {@link #add(Job)} would.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		Boolean[] added = new Boolean[newJobs.size()];
+		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this.operations::add);
+		for (int i = 0; i < all.size(); i++) {
+			observeAdded(all.get(i), added.get(i));
+		}
+		return added;
+	}
+
+	/**
+	 * Runs {@code script} once per bucket and up to {@value #SCRIPT_BATCH_SIZE} items, and returns, per item
+	 * in order, whether the script's code for it was 1 or 2 (done) rather than 0 or negative (refused).
+	 */
+	private <T> List<Boolean> inBucketBatches(List<T> items, Function<T, BucketKeys> bucketOf,
+			BiFunction<BucketKeys, List<T>, List<Long>> script) {
+		Boolean[] done = new Boolean[items.size()];
 		Map<BucketKeys, List<Integer>> positionsByBucket = new LinkedHashMap<>();
-		for (int i = 0; i < newJobs.size(); i++) {
-			positionsByBucket.computeIfAbsent(newJobs.get(i).bucket(), (bucket) -> new ArrayList<>()).add(i);
+		for (int i = 0; i < items.size(); i++) {
+			positionsByBucket.computeIfAbsent(bucketOf.apply(items.get(i)), (bucket) -> new ArrayList<>()).add(i);
 		}
 		positionsByBucket.forEach((bucket, positions) -> {
-			for (int from = 0; from < positions.size(); from += ADD_BATCH_SIZE) {
-				List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + ADD_BATCH_SIZE));
-				List<Long> codes = this.operations.add(bucket, chunk.stream().map(newJobs::get).toList());
+			for (int from = 0; from < positions.size(); from += SCRIPT_BATCH_SIZE) {
+				List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + SCRIPT_BATCH_SIZE));
+				List<Long> codes = script.apply(bucket, chunk.stream().map(items::get).toList());
 				for (int i = 0; i < chunk.size(); i++) {
-					added[chunk.get(i)] = codes.get(i) != 0;
+					done[chunk.get(i)] = codes.get(i) > 0;
 				}
 			}
 		});
-		for (int i = 0; i < all.size(); i++) {
-			observeAdded(all.get(i), added[i]);
-		}
-		return List.of(added);
+		return List.of(done);
 	}
 
 	private void observeAdded(Job job, boolean added) {
@@ -275,7 +290,16 @@ public class DelayQueue implements AutoCloseable {
 	 * replaced), in which case nothing changed
 	 */
 	public boolean finish(ReservedJob job) {
-		return this.operations.finish(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken()) == 1;
+		return this.operations.finish(bucketOf(job.topic(), job.id()), List.of(job)).get(0) == 1;
+	}
+
+	/**
+	 * Finishes several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs, as a
+	 * consumer that completes many jobs a second does. Returns, per job in order, what
+	 * {@link #finish(ReservedJob)} would.
+	 */
+	public List<Boolean> finishAll(Collection<ReservedJob> jobs) {
+		return inBucketBatches(List.copyOf(jobs), (job) -> bucketOf(job.topic(), job.id()), this.operations::finish);
 	}
 
 	/**

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes one topic: runs up to {@code concurrency} jobs at once through a {@link JobHandler}, finishing
- * each job whose handler returns and failing each whose handler throws. One {@link BucketFetcher} per
+ * each job whose handler returns (in batches, through a {@link JobCompleter}) and failing each whose
+ * handler throws. One {@link BucketFetcher} per
  * bucket claims jobs as workers free up and otherwise blocks in Redis until work is signalled; the
  * container also starts this instance's pollers of the topic.
  *
@@ -48,6 +49,8 @@ public class DelayQueueListenerContainer {
 	private List<BucketFetcher> fetchers = List.of();
 
 	private ExecutorService ownWorkers;
+
+	private JobCompleter completer;
 
 	private boolean startedPolling;
 
@@ -101,6 +104,8 @@ public class DelayQueueListenerContainer {
 			this.ownWorkers = Executors.newFixedThreadPool(this.options.concurrency(),
 					Threads.named("delay-queue-" + this.topic + "-worker-", true));
 		}
+		this.completer = new JobCompleter(this.queue, this.topic);
+		this.completer.start();
 		if (!this.queue.isPolling(this.topic)) {
 			this.queue.startPolling(this.topic);
 			this.startedPolling = true;
@@ -118,8 +123,11 @@ public class DelayQueueListenerContainer {
 	protected void doStop() {
 		this.active = false;
 		this.fetchers.forEach(BucketFetcher::stop);
-		awaitRunningHandlers(this.options.shutdownTimeout());
+		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
+		awaitRunningHandlers(deadline);
+		this.completer.awaitIdle(deadline);
 		handBackUnfinished();
+		this.completer.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 		if (this.ownWorkers != null) {
 			this.ownWorkers.shutdownNow();
 			this.ownWorkers = null;
@@ -157,18 +165,16 @@ public class DelayQueueListenerContainer {
 	private void run(ReservedJob job) {
 		RunningJob runningJob = new RunningJob(job, Thread.currentThread());
 		this.running.put(job.id(), runningJob);
-		JobObserver observer = this.options.observer();
 		long start = System.nanoTime();
+		HandlerReturned returned = null;
 		try {
-			observer.started(job);
+			this.options.observer().started(job);
 			this.handler.handle(job);
-			Duration handlerTime = Duration.ofNanos(System.nanoTime() - start);
-			boolean finished = this.queue.finish(job);
-			observer.completed(job, handlerTime, finished);
-			if (!finished && !runningJob.handedBack) {
-				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, "
-						+ "or it was cancelled or replaced), so another attempt may run it", job.id(), this.topic,
-						job.ttr());
+			returned = new HandlerReturned(runningJob, Duration.ofNanos(System.nanoTime() - start));
+			this.running.remove(job.id());
+			// the completer finishes the job in a batch with others, then frees this worker's permit
+			if (!this.completer.complete(returned)) {
+				returned.finishHere();
 			}
 		}
 		catch (Throwable ex) {
@@ -178,7 +184,9 @@ public class DelayQueueListenerContainer {
 		}
 		finally {
 			this.running.remove(job.id());
-			this.freeWorkers.release();
+			if (returned == null) {
+				this.freeWorkers.release();
+			}
 		}
 	}
 
@@ -201,8 +209,7 @@ public class DelayQueueListenerContainer {
 		}
 	}
 
-	private void awaitRunningHandlers(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
+	private void awaitRunningHandlers(long deadline) {
 		while (!this.running.isEmpty() && System.nanoTime() < deadline) {
 			try {
 				Thread.sleep(10);
@@ -235,6 +242,65 @@ public class DelayQueueListenerContainer {
 		}
 	}
 
+
+	/**
+	 * A job whose handler returned, on its way to be finished; it holds its worker's permit until then, so
+	 * no more jobs are claimed than the container can see through.
+	 */
+	private final class HandlerReturned implements JobCompleter.Completion {
+
+		private final RunningJob runningJob;
+
+		private final Duration handlerTime;
+
+		HandlerReturned(RunningJob runningJob, Duration handlerTime) {
+			this.runningJob = runningJob;
+			this.handlerTime = handlerTime;
+		}
+
+		@Override
+		public ReservedJob job() {
+			return this.runningJob.job;
+		}
+
+		@Override
+		public void finished(boolean finished) {
+			try {
+				DelayQueueListenerContainer.this.options.observer().completed(job(), this.handlerTime, finished);
+				if (!finished && !this.runningJob.handedBack) {
+					logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran "
+							+ "out, or it was cancelled or replaced), so another attempt may run it", job().id(),
+							DelayQueueListenerContainer.this.topic, job().ttr());
+				}
+			}
+			finally {
+				DelayQueueListenerContainer.this.freeWorkers.release();
+			}
+		}
+
+		@Override
+		public void notSent(RuntimeException error) {
+			DelayQueueListenerContainer.this.freeWorkers.release();
+		}
+
+		/**
+		 * Finishes the job on the worker's own thread, when the completer has stopped.
+		 */
+		void finishHere() {
+			boolean finished;
+			try {
+				finished = DelayQueueListenerContainer.this.queue.finish(job());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not finish job \"{}\" on topic \"{}\"; it runs again when its lease expires",
+						job().id(), DelayQueueListenerContainer.this.topic, ex);
+				notSent(ex);
+				return;
+			}
+			finished(finished);
+		}
+
+	}
 
 	private static final class RunningJob {
 

@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Properties;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -188,6 +190,28 @@ class LifecycleScriptsIntegrationTests {
 		assertThat(redis.hasKey(this.bucket.payloads())).isFalse();
 		assertThat(redis.hasKey(this.bucket.reserved())).isFalse();
 		assertThat(this.queue.finish(held)).isFalse();
+	}
+
+	@Test
+	void finishAllFinishesABatchInOneCallAndRefusesStaleTokensAndUnknownJobsOneByOne() {
+		this.queue.addAll(List.of(job("a").delay(Duration.ZERO).build(), job("b").delay(Duration.ZERO).build(),
+				job("c").delay(Duration.ZERO).build()));
+		List<ReservedJob> held = this.queue.claim(TOPIC, 3);
+		assertThat(held).extracting(ReservedJob::id).containsExactly("a", "b", "c");
+		ReservedJob unknown = new ReservedJob(TOPIC, "never-added", "{}", 1, 3, Instant.now(), Instant.now(),
+				Duration.ofSeconds(30), "1", Instant.now(), System.nanoTime());
+		long scriptCallsBefore = scriptCalls();
+
+		List<Boolean> finished = this.queue.finishAll(List.of(held.get(0), withToken(held.get(1), "999999"), unknown,
+				held.get(2), held.get(0)));
+
+		assertThat(scriptCalls() - scriptCallsBefore).isEqualTo(1);
+		assertThat(finished).containsExactly(true, false, false, true, false);
+		assertThat(this.queue.find(TOPIC, "a")).isEmpty();
+		assertThat(this.queue.find(TOPIC, "c")).isEmpty();
+		assertThat(this.queue.find(TOPIC, "b").orElseThrow().state()).isEqualTo(JobState.RESERVED);
+		assertThat(redis.opsForZSet().range(this.bucket.reserved(), 0, -1)).containsExactly("b");
+		assertThat(redis.opsForHash().keys(this.bucket.payloads())).containsExactly("b");
 	}
 
 	@Test
@@ -379,8 +403,16 @@ class LifecycleScriptsIntegrationTests {
 				job.leaseDeadline(), job.ttr(), token, job.claimedAt(), job.claimedNanos());
 	}
 
+	/** Script calls the server has answered so far, from INFO commandstats. */
+	private static long scriptCalls() {
+		Properties stats = redis
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		String evalsha = stats.getProperty("cmdstat_evalsha", "calls=0,");
+		return Long.parseLong(evalsha.substring(evalsha.indexOf("calls=") + 6, evalsha.indexOf(',')));
+	}
+
 	private static long redisTimeMillis() {
-		return redis.execute((org.springframework.data.redis.core.RedisCallback<Long>) (connection) -> connection
+		return redis.execute((RedisCallback<Long>) (connection) -> connection
 			.serverCommands()
 			.time());
 	}

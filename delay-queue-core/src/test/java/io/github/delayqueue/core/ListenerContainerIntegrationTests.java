@@ -3,11 +3,13 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -158,6 +160,45 @@ class ListenerContainerIntegrationTests {
 		assertThat(deliveries).hasSize(jobs);
 		assertThat(deliveries.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
 		assertThat(producer.stats("shared")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+	}
+
+	@Test
+	void jobsWhoseHandlersReturnTogetherAreFinishedTogetherInOneCall() throws Exception {
+		List<Integer> finishBatches = new CopyOnWriteArrayList<>();
+		DelayQueue queue = new DelayQueue(connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).build()) {
+			@Override
+			public List<Boolean> finishAll(Collection<ReservedJob> jobs) {
+				finishBatches.add(jobs.size());
+				return super.finishAll(jobs);
+			}
+		};
+		this.queues.add(queue);
+		int rounds = 10;
+		int concurrency = 8;
+		AtomicInteger handled = new AtomicInteger();
+		CyclicBarrier allEightRunning = new CyclicBarrier(concurrency);
+		start(queue, "together", concurrency, (job) -> {
+			allEightRunning.await(10, TimeUnit.SECONDS);
+			handled.incrementAndGet();
+		});
+
+		for (int round = 0; round < rounds; round++) {
+			List<Job> batch = new ArrayList<>();
+			for (int i = 0; i < concurrency; i++) {
+				batch.add(Job.builder("together").payload("{}").delay(Duration.ZERO).build());
+			}
+			queue.addAll(batch);
+			int expected = (round + 1) * concurrency;
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> handled.get() == expected && queue.stats("together").reserved() == 0);
+		}
+
+		assertThat(finishBatches.stream().mapToInt(Integer::intValue).sum()).isEqualTo(rounds * concurrency);
+		assertThat(finishBatches).hasSizeLessThan(rounds * concurrency);
+		assertThat(finishBatches.stream().mapToInt(Integer::intValue).max().orElse(0)).isGreaterThan(1);
+		assertThat(queue.stats("together")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
 				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
 	}
 

@@ -108,11 +108,21 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Returns 1 finished, 0 no such job, -1 stale lease.
+	 * Finishes jobs of one bucket in one script call. Returns, per job in order, 1 finished, 0 no such job,
+	 * -1 stale lease.
 	 */
-	public long finish(BucketKeys keys, String id, String leaseToken) {
-		return this.redis.execute(this.scripts.finish, List.of(keys.jobs(), keys.payloads(), keys.reserved()), id,
-				leaseToken);
+	public List<Long> finish(BucketKeys keys, List<ReservedJob> jobs) {
+		List<String> args = new ArrayList<>(jobs.size() * 2);
+		for (ReservedJob job : jobs) {
+			args.add(job.id());
+			args.add(job.leaseToken());
+		}
+		List reply = run(this.scripts.finish, List.of(keys.jobs(), keys.payloads(), keys.reserved()), args.toArray());
+		List<Long> codes = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			codes.add(RedisReplies.asLong(code));
+		}
+		return codes;
 	}
 
 	/**

@@ -21,7 +21,7 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> claim = load("claim");
 
-	public final RedisScript<Long> finish = load("finish", Long.class);
+	public final RedisScript<List> finish = load("finish", List.class);
 
 	public final RedisScript<List> fail = load("fail");
 

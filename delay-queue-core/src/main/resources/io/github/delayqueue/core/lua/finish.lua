@@ -1,17 +1,35 @@
--- finish: removes a job its consumer completed, if that consumer still holds the lease.
+-- finish: removes jobs their consumer completed, each only if that consumer still holds its lease. A
+-- batch is read with one command and removed with one command per key, however many jobs it holds.
 --
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] reserved
--- ARGV[1] id   ARGV[2] lease token
+-- ARGV    id, lease token, id, lease token, ...
 --
--- Returns 1 finished, 0 no such job, -1 stale lease (the job was taken back or is held by another claim).
+-- Returns one code per job: 1 finished, 0 no such job, -1 stale lease (the job was taken back or is
+-- held by another claim).
 
 local jobs, payloads, reserved = KEYS[1], KEYS[2], KEYS[3]
-local id = ARGV[1]
-local m, refused = held_meta(jobs, id, ARGV[2])
-if not m then
-  return refused
+local ids = {}
+for i = 1, #ARGV, 2 do
+  ids[#ids + 1] = ARGV[i]
 end
-redis.call('ZREM', reserved, id)
-redis.call('HDEL', jobs, id)
-redis.call('HDEL', payloads, id)
-return 1
+local metas = redis.call('HMGET', jobs, unpack(ids))
+local codes, done, seen = {}, {}, {}
+for i, id in ipairs(ids) do
+  local code = 0
+  local m = meta_decode(metas[i])
+  if m then
+    code = -1
+    if m.state == 'L' and m.token == ARGV[2 * i] and not seen[id] then
+      code = 1
+      seen[id] = true
+      done[#done + 1] = id
+    end
+  end
+  codes[i] = code
+end
+if #done > 0 then
+  redis.call('ZREM', reserved, unpack(done))
+  redis.call('HDEL', jobs, unpack(done))
+  redis.call('HDEL', payloads, unpack(done))
+end
+return codes
