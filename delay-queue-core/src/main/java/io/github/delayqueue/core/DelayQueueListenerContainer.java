@@ -166,13 +166,12 @@ public class DelayQueueListenerContainer {
 		RunningJob runningJob = new RunningJob(job, Thread.currentThread());
 		this.running.put(job.id(), runningJob);
 		long start = System.nanoTime();
-		HandlerReturned returned = null;
 		try {
 			this.options.observer().started(job);
 			this.handler.handle(job);
-			returned = new HandlerReturned(runningJob, Duration.ofNanos(System.nanoTime() - start));
+			HandlerReturned returned = new HandlerReturned(runningJob, Duration.ofNanos(System.nanoTime() - start));
 			this.running.remove(job.id());
-			// the completer finishes the job in a batch with others, then frees this worker's permit
+			// the completer finishes the job in a batch with others that returned meanwhile
 			if (!this.completer.complete(returned)) {
 				returned.finishHere();
 			}
@@ -184,9 +183,7 @@ public class DelayQueueListenerContainer {
 		}
 		finally {
 			this.running.remove(job.id());
-			if (returned == null) {
-				this.freeWorkers.release();
-			}
+			this.freeWorkers.release();
 		}
 	}
 
@@ -244,8 +241,7 @@ public class DelayQueueListenerContainer {
 
 
 	/**
-	 * A job whose handler returned, on its way to be finished; it holds its worker's permit until then, so
-	 * no more jobs are claimed than the container can see through.
+	 * A job whose handler returned, on its way to be finished.
 	 */
 	private final class HandlerReturned implements JobCompleter.Completion {
 
@@ -265,22 +261,12 @@ public class DelayQueueListenerContainer {
 
 		@Override
 		public void finished(boolean finished) {
-			try {
-				DelayQueueListenerContainer.this.options.observer().completed(job(), this.handlerTime, finished);
-				if (!finished && !this.runningJob.handedBack) {
-					logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran "
-							+ "out, or it was cancelled or replaced), so another attempt may run it", job().id(),
-							DelayQueueListenerContainer.this.topic, job().ttr());
-				}
+			DelayQueueListenerContainer.this.options.observer().completed(job(), this.handlerTime, finished);
+			if (!finished && !this.runningJob.handedBack) {
+				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, "
+						+ "or it was cancelled or replaced), so another attempt may run it", job().id(),
+						DelayQueueListenerContainer.this.topic, job().ttr());
 			}
-			finally {
-				DelayQueueListenerContainer.this.freeWorkers.release();
-			}
-		}
-
-		@Override
-		public void notSent(RuntimeException error) {
-			DelayQueueListenerContainer.this.freeWorkers.release();
 		}
 
 		/**
@@ -294,7 +280,6 @@ public class DelayQueueListenerContainer {
 			catch (RuntimeException ex) {
 				logger.warn("Could not finish job \"{}\" on topic \"{}\"; it runs again when its lease expires",
 						job().id(), DelayQueueListenerContainer.this.topic, ex);
-				notSent(ex);
 				return;
 			}
 			finished(finished);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * jobs instead of one each. A lone job is finished at once: nothing waits for a batch to fill.
  *
  * <p>Each job's {@link Completion} is told the outcome. A job whose finish could not be sent (Redis
- * unreachable) keeps its lease until its TTR runs out and then runs again, as any unfinished job does.
+ * unreachable) keeps its lease until its TTR runs out and then runs again, as any unfinished job does. The
+ * worker's permit is free as soon as it hands its job over: finishing never holds up the next job.
  */
 final class JobCompleter implements Runnable {
 
@@ -26,9 +28,14 @@ final class JobCompleter implements Runnable {
 	/** Most jobs finished in one go; {@link DelayQueue#finishAll} splits them further per bucket. */
 	private static final int MAX_BATCH = 500;
 
+	/** Most jobs waiting to be finished; a worker handing over one more waits for room. */
+	private static final int CAPACITY = 2 * MAX_BATCH;
+
 	private final DelayQueue queue;
 
 	private final LinkedBlockingQueue<Completion> handedOver = new LinkedBlockingQueue<>();
+
+	private final Semaphore room = new Semaphore(CAPACITY);
 
 	/** Jobs handed over whose completion has not been told yet. */
 	private final AtomicInteger pending = new AtomicInteger();
@@ -49,16 +56,21 @@ final class JobCompleter implements Runnable {
 	}
 
 	/**
-	 * Hands a job whose handler returned over to be finished.
+	 * Hands a job whose handler returned over to be finished, waiting while {@value #CAPACITY} jobs already
+	 * wait (Redis is slow to answer), so that a container never holds more finished work than that.
 	 * @return {@code false} when the completer is stopped; the caller then finishes the job itself
 	 */
-	synchronized boolean complete(Completion completion) {
-		if (!this.running) {
-			return false;
+	boolean complete(Completion completion) throws InterruptedException {
+		this.room.acquire();
+		synchronized (this) {
+			if (this.running) {
+				this.pending.incrementAndGet();
+				this.handedOver.add(completion);
+				return true;
+			}
 		}
-		this.pending.incrementAndGet();
-		this.handedOver.add(completion);
-		return true;
+		this.room.release();
+		return false;
 	}
 
 	/**
@@ -111,6 +123,7 @@ final class JobCompleter implements Runnable {
 			}
 			finally {
 				this.pending.addAndGet(-batch.size());
+				this.room.release(batch.size());
 				batch.clear();
 			}
 		}
@@ -124,22 +137,15 @@ final class JobCompleter implements Runnable {
 		catch (RuntimeException ex) {
 			logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
 					batch.size(), batch.get(0).job().topic(), ex);
-			batch.forEach((completion) -> tell(completion, () -> completion.notSent(ex)));
 			return;
 		}
 		for (int i = 0; i < batch.size(); i++) {
-			Completion completion = batch.get(i);
-			boolean wasFinished = finished.get(i);
-			tell(completion, () -> completion.finished(wasFinished));
-		}
-	}
-
-	private static void tell(Completion completion, Runnable callback) {
-		try {
-			callback.run();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Completion callback of job \"{}\" failed", completion.job().id(), ex);
+			try {
+				batch.get(i).finished(finished.get(i));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Completion of job \"{}\" failed", batch.get(i).job().id(), ex);
+			}
 		}
 	}
 
@@ -151,15 +157,10 @@ final class JobCompleter implements Runnable {
 		ReservedJob job();
 
 		/**
-		 * Redis answered: the job was finished, or ({@code false}) its lease had been lost. Called on the
-		 * completer's thread, once, unless {@link #notSent} is.
+		 * Redis answered: the job was finished, or ({@code false}) its lease had been lost. Called once, on
+		 * the completer's thread; not at all when the finish could not be sent (that is logged).
 		 */
 		void finished(boolean finished);
-
-		/**
-		 * The finish could not be sent; the job runs again when its lease expires.
-		 */
-		void notSent(RuntimeException error);
 
 	}
 
