@@ -17,33 +17,30 @@ final class BulkLoader {
 	private static final int JOBS_PER_CALL = 20_000;
 
 	/**
-	 * Writes jobs with ids {@code from}, {@code from + 1}, ... as delay-queue's add script does: meta in the
-	 * jobs hash (the template meta with its due time replaced), payload in the payloads hash, id in the delayed
-	 * set. Ids have the length of generated ids (26 characters).
+	 * Writes jobs with ids {@code from}, {@code from + 1}, ... as delay-queue's add script does for a job
+	 * added with a policy its bucket has numbered: the pool entry (the template's policy number, then the
+	 * payload) in the payloads hash and the id in the delayed set; no meta until the first claim. Ids have
+	 * the length of generated ids (26 characters).
 	 */
 	private static final String DELAY_QUEUE_LOADER = """
-			local jobs, payloads, delayed = KEYS[1], KEYS[2], KEYS[3]
+			local payloads, delayed = KEYS[1], KEYS[2]
 			local from, count = tonumber(ARGV[1]), tonumber(ARGV[2])
-			local head, tail, payload = ARGV[3], ARGV[4], ARGV[5]
-			local base = tonumber(ARGV[6])
+			local entry = ARGV[3] .. ARGV[4]
+			local base = tonumber(ARGV[5])
 			local zeros = string.rep('0', 16)
 			local done = 0
 			while done < count do
 			  local n = math.min(1000, count - done)
-			  local metas, bodies, scores = {}, {}, {}
+			  local entries, scores = {}, {}
 			  for j = 1, n do
 			    local i = from + done + j - 1
 			    local id = zeros .. (1000000000 + i)
-			    local due = base + i
-			    metas[2 * j - 1] = id
-			    metas[2 * j] = head .. due .. tail
-			    bodies[2 * j - 1] = id
-			    bodies[2 * j] = payload
-			    scores[2 * j - 1] = due
+			    entries[2 * j - 1] = id
+			    entries[2 * j] = entry
+			    scores[2 * j - 1] = base + i
 			    scores[2 * j] = id
 			  end
-			  redis.call('HSET', jobs, unpack(metas))
-			  redis.call('HSET', payloads, unpack(bodies))
+			  redis.call('HSET', payloads, unpack(entries))
 			  redis.call('ZADD', delayed, unpack(scores))
 			  done = done + n
 			end
@@ -82,6 +79,9 @@ final class BulkLoader {
 
 	private static final String DELAY_QUEUE_TEMPLATE = """
 			local id = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+			if redis.call('HEXISTS', KEYS[3], id) == 1 then
+			  return redis.error_reply('the template job has meta: expected none before its first claim')
+			end
 			return redis.call('HGET', KEYS[2], id)
 			""";
 
@@ -109,8 +109,8 @@ final class BulkLoader {
 		for (int from = 1; from <= count; from += JOBS_PER_CALL) {
 			int n = Math.min(JOBS_PER_CALL, count - from + 1);
 			if (side == Side.DELAY_QUEUE) {
-				this.admin.evalsha(sha, keys, Integer.toString(from), Integer.toString(n), templateArgs[0], templateArgs[1],
-						payload, Long.toString(base));
+				this.admin.evalsha(sha, new String[] { keys[0], keys[1] }, Integer.toString(from), Integer.toString(n),
+						templateArgs[0], payload, Long.toString(base));
 			}
 			else {
 				this.admin.evalsha(sha, keys, Integer.toString(from), Integer.toString(n), templateArgs[0], payload,
@@ -121,14 +121,12 @@ final class BulkLoader {
 
 	private String[] template(Side side, String[] keys) {
 		if (side == Side.DELAY_QUEUE) {
-			String meta = this.admin.evalString(DELAY_QUEUE_TEMPLATE, new String[] { keys[2], keys[0] });
-			String[] fields = meta.split("\\|", -1);
-			int dueStart = nthIndexOf(meta, '|', 4) + 1;
-			int dueEnd = meta.indexOf('|', dueStart);
-			if (fields.length < 6 || !fields[0].equals("D")) {
-				throw new IllegalStateException("Unexpected meta layout: " + meta);
+			String entry = this.admin.evalString(DELAY_QUEUE_TEMPLATE, new String[] { keys[1], keys[0], keys[2] });
+			int bar = entry.indexOf('|');
+			if (bar < 1) {
+				throw new IllegalStateException("Unexpected pool entry layout: " + entry);
 			}
-			return new String[] { meta.substring(0, dueStart), meta.substring(dueEnd) };
+			return new String[] { entry.substring(0, bar + 1) };
 		}
 		long idLength = this.admin.eval(REDISSON_TEMPLATE, new String[] { keys[0] });
 		return new String[] { Long.toString(idLength) };
@@ -138,18 +136,10 @@ final class BulkLoader {
 		if (side == Side.DELAY_QUEUE) {
 			BucketKeys bucket = new KeyLayout(DelayQueueUnderTest.KEY_PREFIX, (topic) -> 1)
 				.bucket(DelayQueueUnderTest.TOPIC, 0);
-			return new String[] { bucket.jobs(), bucket.payloads(), bucket.delayed() };
+			return new String[] { bucket.payloads(), bucket.delayed(), bucket.jobs() };
 		}
 		String name = RedissonUnderTest.QUEUE;
 		return new String[] { "redisson_delay_queue_timeout:{" + name + "}", "redisson_delay_queue:{" + name + "}" };
-	}
-
-	private static int nthIndexOf(String text, char c, int n) {
-		int at = -1;
-		for (int i = 0; i < n; i++) {
-			at = text.indexOf(c, at + 1);
-		}
-		return at;
 	}
 
 }

@@ -19,6 +19,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -69,17 +70,22 @@ class CorruptDataIntegrationTests {
 		this.redis.opsForHash().put(this.bucket.payloads(), "garbled", "{}");
 		this.redis.opsForZSet().add(this.bucket.ready(), "ready-no-payload", 3);
 		this.redis.opsForHash().put(this.bucket.jobs(), "ready-no-payload", "R|0|3|30000|3||1000|2|60000|0|");
+		this.redis.opsForZSet().add(this.bucket.delayed(), "unknown-policy", 4);
+		this.redis.opsForHash().put(this.bucket.payloads(), "unknown-policy", "99|{}");
+		this.redis.opsForZSet().add(this.bucket.ready(), "no-policy-number", 5);
+		this.redis.opsForHash().put(this.bucket.payloads(), "no-policy-number", "{\"raw\":\"json\"}");
 
 		this.container.start();
 		this.queue.add(Job.builder(TOPIC).id("good-after").payload("{}").delay(Duration.ofMillis(100)).build());
 
 		assertThat(this.goodJobRan.await(5, TimeUnit.SECONDS)).isTrue();
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 3);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 5);
 		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id, DeadLetter::lastError)
-			.containsExactlyInAnyOrder(
-					org.assertj.core.groups.Tuple.tuple("no-pool-entry", "corrupt: in delayed without a pool entry"),
-					org.assertj.core.groups.Tuple.tuple("garbled", "corrupt: in delayed with unreadable meta: not a meta line"),
-					org.assertj.core.groups.Tuple.tuple("ready-no-payload", "corrupt: in ready without a payload"));
+			.containsExactlyInAnyOrder(tuple("no-pool-entry", "corrupt: in ready without a pool entry"),
+					tuple("garbled", "corrupt: in delayed with unreadable meta: not a meta line"),
+					tuple("ready-no-payload", "corrupt: in ready without a payload"),
+					tuple("unknown-policy", "corrupt: in ready with an unknown policy number: 99"),
+					tuple("no-policy-number", "corrupt: in ready with an unreadable pool entry: {\"raw\":\"json\"}"));
 		TestRedis.assertOneStateEach(this.redis, this.bucket.jobs().substring(0, this.bucket.jobs().indexOf(':')));
 
 		long scriptCallsBefore = scriptCalls();
@@ -94,6 +100,17 @@ class CorruptDataIntegrationTests {
 		assertThatExceptionOfType(CorruptJobException.class).isThrownBy(() -> this.queue.find(TOPIC, "garbled"))
 			.withMessageContaining("\"garbled\"")
 			.withMessageContaining("???");
+	}
+
+	@Test
+	void findNamesTheJobWhosePoolEntryCannotBeRead() {
+		this.redis.opsForZSet().add(this.bucket.delayed(), "no-policy-number", 5);
+		this.redis.opsForHash().put(this.bucket.payloads(), "no-policy-number", "{}");
+
+		assertThatExceptionOfType(CorruptJobException.class)
+			.isThrownBy(() -> this.queue.find(TOPIC, "no-policy-number"))
+			.withMessageContaining("\"no-policy-number\"")
+			.withMessageContaining("without meta or a known policy number: {}");
 	}
 
 	private long scriptCalls() {

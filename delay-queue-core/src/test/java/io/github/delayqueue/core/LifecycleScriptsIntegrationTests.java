@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
@@ -23,6 +24,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Each script's moves and refusals, driven through {@link DelayQueue} (and {@link BucketOperations} for
@@ -84,7 +86,47 @@ class LifecycleScriptsIntegrationTests {
 		assertThat(info.attempts()).isZero();
 		assertThat(info.dueAt().toEpochMilli() - redisNow).isBetween(299_000L, 301_000L);
 		assertThat(redis.opsForZSet().score(this.bucket.delayed(), "a")).isEqualTo(info.dueAt().toEpochMilli());
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("{\"n\":1}");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("1|{\"n\":1}");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.policies(), "1"))
+			.isEqualTo("30000|3|100|1.0|100|0.0");
+		assertThat(redis.opsForHash().hasKey(this.bucket.jobs(), "a")).as("meta before the first claim").isFalse();
+	}
+
+	@Test
+	void jobsAddedWithTheSamePolicyShareOneNumberAndTheFirstClaimWritesTheMeta() {
+		this.queue.addAll(List.of(job("a").delay(Duration.ZERO).build(), job("b").delay(Duration.ZERO).build(),
+				job("c").delay(Duration.ZERO).ttr(Duration.ofSeconds(5)).build()));
+
+		assertThat(redis.<String, String>opsForHash().multiGet(this.bucket.payloads(), List.of("a", "b", "c")))
+			.containsExactly("1|{\"n\":1}", "1|{\"n\":1}", "2|{\"n\":1}");
+		assertThat(redis.opsForHash().size(this.bucket.policies())).isEqualTo(4);
+		assertThat(this.queue.find(TOPIC, "c").orElseThrow().ttr()).isEqualTo(Duration.ofSeconds(5));
+
+		List<ReservedJob> held = this.queue.claim(TOPIC, 3);
+		assertThat(held).extracting(ReservedJob::id, ReservedJob::payload, ReservedJob::ttr)
+			.containsExactly(tuple("a", "{\"n\":1}", Duration.ofSeconds(30)),
+					tuple("b", "{\"n\":1}", Duration.ofSeconds(30)), tuple("c", "{\"n\":1}", Duration.ofSeconds(5)));
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "c")).startsWith("L|1|3|5000|");
+	}
+
+	@Test
+	void pastTheMostPoliciesABucketNumbersJobsGetTheirMetaAtAdd() {
+		List<Job> jobs = new ArrayList<>();
+		for (int ttrSeconds = 1; ttrSeconds <= 1001; ttrSeconds++) {
+			jobs.add(job("ttr-" + ttrSeconds).delay(Duration.ofMinutes(1)).ttr(Duration.ofSeconds(ttrSeconds)).build());
+		}
+		this.queue.addAll(jobs);
+
+		assertThat(redis.opsForHash().size(this.bucket.policies())).isEqualTo(2000);
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "ttr-1001")).isEqualTo("|{\"n\":1}");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "ttr-1001")).startsWith("D|0|3|1001000|");
+		assertThat(redis.opsForHash().hasKey(this.bucket.jobs(), "ttr-1000")).isFalse();
+		this.queue.reschedule(TOPIC, "ttr-1001", Duration.ZERO);
+		this.queue.reschedule(TOPIC, "ttr-1000", Duration.ZERO);
+
+		assertThat(this.queue.claim(TOPIC, 2)).extracting(ReservedJob::id, ReservedJob::ttr)
+			.containsExactlyInAnyOrder(tuple("ttr-1001", Duration.ofSeconds(1001)),
+					tuple("ttr-1000", Duration.ofSeconds(1000)));
 	}
 
 	@Test
@@ -102,12 +144,12 @@ class LifecycleScriptsIntegrationTests {
 		this.queue.add(job("a").delay(Duration.ofMinutes(5)).payload("\"first\"").build());
 
 		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"second\"").build())).isFalse();
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"first\"");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("1|\"first\"");
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
 
 		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"third\"").ifExists(IfExists.REPLACE).build()))
 			.isTrue();
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"third\"");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("1|\"third\"");
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
 	}
 
@@ -119,7 +161,7 @@ class LifecycleScriptsIntegrationTests {
 
 		assertThat(added).containsExactly(true, false, true, true);
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("\"replaced\"");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).isEqualTo("1|\"replaced\"");
 		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready).containsExactly(0L, 2L);
 	}
 

@@ -57,7 +57,7 @@ public final class BucketOperations {
 			args.add(job.ifExists().name());
 		}
 		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
-				keys.reserved(), keys.dead(), keys.signal()), args.toArray());
+				keys.reserved(), keys.dead(), keys.signal(), keys.policies()), args.toArray());
 		List<Long> codes = new ArrayList<>(jobs.size());
 		for (int i = 1; i < reply.size(); i += 2) {
 			codes.add(RedisReplies.asLong(reply.get(i)));
@@ -83,7 +83,7 @@ public final class BucketOperations {
 	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy) {
 		BackOff backOff = policy.backOff();
 		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
-				keys.dead(), keys.signal(), keys.leaseTokens()), Integer.toString(max),
+				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies()), Integer.toString(max),
 				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
@@ -194,7 +194,8 @@ public final class BucketOperations {
 	 * @throws CorruptJobException when its meta cannot be read
 	 */
 	public JobInfo find(BucketKeys keys, String id) {
-		List reply = run(this.scripts.find, List.of(keys.jobs(), keys.reserved(), keys.dead()), id);
+		List reply = run(this.scripts.find, List.of(keys.jobs(), keys.reserved(), keys.dead(), keys.payloads(),
+				keys.delayed(), keys.ready(), keys.policies()), id);
 		if (reply.isEmpty()) {
 			return null;
 		}

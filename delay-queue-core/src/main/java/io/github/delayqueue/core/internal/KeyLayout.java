@@ -43,7 +43,8 @@ public final class KeyLayout {
 	public BucketKeys bucket(String topic, int index) {
 		String base = this.prefix + ":{" + topic + ":" + index + "}:";
 		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
-				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", wakeChannel(topic));
+				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", base + "policies",
+				wakeChannel(topic));
 	}
 
 	/**

@@ -1,13 +1,14 @@
 -- add: puts new jobs into their bucket, each delayed or (when already due) ready: one job, or a batch
 -- that pays for the clock read, the poller wake-up and the consumer signal once.
 --
--- KEYS[1] jobs      hash  id -> meta
--- KEYS[2] payloads  hash  id -> payload
+-- KEYS[1] jobs      hash  id -> meta (written here only for a job whose policy gets no number)
+-- KEYS[2] payloads  hash  id -> policy number|payload
 -- KEYS[3] delayed   zset  id by due time
 -- KEYS[4] ready     zset  id by due time
 -- KEYS[5] reserved  zset  id by lease deadline
 -- KEYS[6] dead      zset  id by time of death
 -- KEYS[7] signal    zset  consumer wake-up marker
+-- KEYS[8] policies  hash  the bucket's numbered policies
 -- ARGV[1] poller wake-up channel   ARGV[2] this bucket's index
 -- then 11 arguments per job:
 --   id, payload, delay in ms from the Redis clock's now (or '' when a due time follows),
@@ -17,11 +18,13 @@
 -- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an
 -- existing job, 0 rejected (the id exists).
 
-local jobs, payloads, delayed, ready, reserved, dead, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local jobs, payloads, delayed, ready, reserved, dead, signal, policies =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local now = now_ms()
 local head = earliest(delayed)
 local new_head = head
 local any_ready = false
+local known_policies = {}
 local reply = { now }
 
 for first = 3, #ARGV, 11 do
@@ -32,18 +35,21 @@ for first = 3, #ARGV, 11 do
   else
     due = now + tonumber(ARGV[first + 2])
   end
-  local m = { state = 'D', attempts = 0, max = tonumber(ARGV[first + 5]), ttr = tonumber(ARGV[first + 4]), due = due,
-              token = '', bi = tonumber(ARGV[first + 6]), bm = tonumber(ARGV[first + 7]), bx = tonumber(ARGV[first + 8]),
-              bj = tonumber(ARGV[first + 9]), err = '' }
+  local state = 'D'
   if due <= now then
-    m.state = 'R'
+    state = 'R'
   end
+  local policy = table.concat({ ARGV[first + 4], ARGV[first + 5], ARGV[first + 6], ARGV[first + 7], ARGV[first + 8],
+                                ARGV[first + 9] }, '|')
+  local number = policy_number(policies, policy, known_policies)
+  local entry = number .. '|' .. ARGV[first + 1]
 
   local code = 1
   if ARGV[first + 10] == 'REPLACE' then
-    local existing = redis.call('HGET', jobs, id)
-    if existing then
-      local old = meta_decode(existing)
+    local old_meta = redis.call('HGET', jobs, id)
+    if redis.call('HSET', payloads, id, entry) == 0 or old_meta then
+      code = 2
+      local old = meta_decode(old_meta)
       if old then
         unindex({ D = delayed, R = ready, L = reserved, X = dead }, id, old.state)
       else
@@ -51,16 +57,21 @@ for first = 3, #ARGV, 11 do
           redis.call('ZREM', key, id)
         end
       end
-      code = 2
+      if old_meta then
+        redis.call('HDEL', jobs, id)
+      end
     end
-    redis.call('HSET', jobs, id, meta_encode(m))
-  elseif redis.call('HSETNX', jobs, id, meta_encode(m)) == 0 then
-    code = 0
+  elseif redis.call('HEXISTS', jobs, id) == 1 or redis.call('HSETNX', payloads, id, entry) == 0 then
+    code = 0 -- a job with meta but no payload (only corrupt data has that) still counts as existing
   end
 
   if code ~= 0 then
-    redis.call('HSET', payloads, id, ARGV[first + 1])
-    if m.state == 'R' then
+    if number == '' then
+      redis.call('HSET', jobs, id, meta_encode({ state = state, attempts = 0, max = tonumber(ARGV[first + 5]),
+        ttr = tonumber(ARGV[first + 4]), due = due, token = '', bi = tonumber(ARGV[first + 6]),
+        bm = tonumber(ARGV[first + 7]), bx = tonumber(ARGV[first + 8]), bj = tonumber(ARGV[first + 9]), err = '' }))
+    end
+    if state == 'R' then
       redis.call('ZADD', ready, due, id)
       any_ready = true
     else

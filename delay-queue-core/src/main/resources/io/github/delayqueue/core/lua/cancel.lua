@@ -9,13 +9,16 @@
 local jobs, payloads = KEYS[1], KEYS[2]
 local id = ARGV[1]
 local raw = redis.call('HGET', jobs, id)
-if not raw then
-  return ''
-end
-local m = meta_decode(raw)
 local state = '?'
-if m then
-  state = m.state
+if raw then
+  local m = meta_decode(raw)
+  if m then
+    state = m.state
+  end
+elseif redis.call('HEXISTS', payloads, id) == 1 then
+  state = pending_state(KEYS[3], KEYS[4], id) or '?'
+else
+  return ''
 end
 for i = 3, 6 do
   redis.call('ZREM', KEYS[i], id)

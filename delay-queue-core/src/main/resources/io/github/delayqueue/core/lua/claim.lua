@@ -1,9 +1,9 @@
 -- claim: leases up to ARGV[1] ready jobs, oldest due first, to one consumer.
--- Each claimed job gets attempts + 1, a fresh lease token and a lease deadline of now + its TTR. The
--- batch is read and written with one command each.
+-- Each claimed job gets attempts + 1, a fresh lease token and a lease deadline of now + its TTR; a job
+-- claimed for the first time gets its meta here. The batch is read and written with one command each.
 --
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] ready   KEYS[4] reserved   KEYS[5] dead
--- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)
+-- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)   KEYS[8] policies
 -- ARGV[1] most jobs to claim
 -- ARGV[2] ttr ms   ARGV[3] max attempts   ARGV[4..7] back-off initial ms, multiplier, max ms, jitter:
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
@@ -13,10 +13,41 @@
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 
-local jobs, payloads, ready, reserved, dead, signal, seq = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local jobs, payloads, ready, reserved, dead, signal, seq, policies =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local now = now_ms()
 local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
                  bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
+
+-- The meta and payload of a job to claim, or nil and why it cannot be claimed: 'stale' (its meta names
+-- another state) or the reason it is corrupt.
+local function claimable_meta(raw, entry, due, known_policies)
+  local number, body = entry_split(entry)
+  local unreadable_entry = 'in ready with an unreadable pool entry: ' .. string.sub(tostring(entry), 1, 100)
+  if raw then
+    local m = meta_decode(raw)
+    if not m then
+      return nil, corrupt_reason('in ready', raw)
+    elseif m.state ~= 'R' then
+      return nil, 'stale'
+    elseif not entry then
+      return nil, 'in ready without a payload'
+    elseif not body then
+      return nil, unreadable_entry
+    end
+    return m, body
+  end
+  if not entry then
+    return nil, corrupt_reason('in ready', nil)
+  elseif not number or number == '' then
+    return nil, unreadable_entry
+  end
+  local m = first_meta(policies, number, 'R', due, known_policies)
+  if not m then
+    return nil, 'in ready with an unknown policy number: ' .. number
+  end
+  return m, body
+end
 
 local popped = redis.call('ZPOPMIN', ready, tonumber(ARGV[1]))
 local claimed = {}
@@ -28,13 +59,14 @@ if #popped > 0 then
     ids[#ids + 1] = popped[i]
   end
   local metas = redis.call('HMGET', jobs, unpack(ids))
-  local bodies = redis.call('HMGET', payloads, unpack(ids))
+  local entries = redis.call('HMGET', payloads, unpack(ids))
   local last_token = redis.call('INCRBY', seq, #ids)
+  local known_policies = {}
   local new_metas, reserved_entries = {}, {}
   for i, id in ipairs(ids) do
-    local raw = metas[i]
-    local m = meta_decode(raw)
-    if m and m.state == 'R' and bodies[i] then
+    local m, body_or_refusal = claimable_meta(metas[i], entries[i], tonumber(popped[2 * i]), known_policies)
+    if m then
+      local body = body_or_refusal
       for field, value in pairs(policy) do
         m[field] = value
       end
@@ -46,15 +78,11 @@ if #popped > 0 then
       new_metas[#new_metas + 1] = meta_encode(m)
       reserved_entries[#reserved_entries + 1] = deadline
       reserved_entries[#reserved_entries + 1] = id
-      claimed[#claimed + 1] = { id, bodies[i], m.attempts, m.max, m.due, m.token, deadline, m.ttr }
-    elseif m and m.state ~= 'R' then
+      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr }
+    elseif body_or_refusal == 'stale' then
       corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
     else
-      local reason = corrupt_reason('in ready', raw)
-      if m then
-        reason = 'in ready without a payload'
-      end
-      bury_corrupt(jobs, dead, id, reason, now)
+      bury_corrupt(jobs, dead, id, body_or_refusal, now)
       corrupt[#corrupt + 1] = id
     end
   end

@@ -1,11 +1,19 @@
 -- Shared by every script (prepended at load time by DelayQueueScripts).
 --
--- A job lives in two hash fields of its bucket: `jobs[id]` holds its meta, a short line the scripts
--- rewrite on every move, and `payloads[id]` holds the JSON payload, which no move touches.
+-- A job lives in the pool, two hash fields of its bucket:
+--   `payloads[id]` := policy|payload, written once at add and never touched by a move: the number of the
+--                     policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
+--                     hash, then the JSON payload. The number is empty for a job whose meta was written
+--                     at add (when the bucket already knows MAX_POLICIES policies).
+--   `jobs[id]`     := meta, a short line the scripts rewrite on every move. A job waiting for its first
+--                     claim has none: it is in the state of the index holding it (delayed or ready), with
+--                     no attempts, due at its score, under its numbered policy. The first claim writes it.
 --
 -- meta := state|attempts|maxAttempts|ttrMs|dueMs|leaseToken|backoffInitialMs|backoffMultiplier|backoffMaxMs|backoffJitter|lastError
 --   state: D delayed, R ready, L leased (reserved), X dead
 --   dueMs: when the job is (or was) due, on the Redis clock; lastError is free text and may hold '|'.
+-- policy := ttrMs|maxAttempts|backoffInitialMs|backoffMultiplier|backoffMaxMs|backoffJitter, stored in
+--   `policies` both as number -> policy and as '=' .. policy -> number.
 
 if redis.replicate_commands then
   redis.replicate_commands() -- Redis 6.2: allow TIME before writes (the default from 7.0 on)
@@ -40,6 +48,75 @@ end
 local function meta_encode(m)
   return table.concat({ m.state, int(m.attempts), int(m.max), int(m.ttr), int(m.due), m.token,
                         int(m.bi), tostring(m.bm), int(m.bx), tostring(m.bj), m.err }, '|')
+end
+
+-- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.
+local MAX_POLICIES = 1000
+
+-- Splits a pool entry into its policy number ('' when the job has meta of its own) and its payload.
+-- Returns nil for an entry that has no '|'.
+local function entry_split(entry)
+  if not entry then
+    return nil
+  end
+  local bar = string.find(entry, '|', 1, true)
+  if not bar then
+    return nil
+  end
+  return string.sub(entry, 1, bar - 1), string.sub(entry, bar + 1)
+end
+
+-- The number of `policy` in the bucket's policies hash, numbering it when new; '' when the bucket
+-- already numbers MAX_POLICIES policies. `known` caches the answers of one script call.
+local function policy_number(policies_key, policy, known)
+  local number = known[policy]
+  if number then
+    return number
+  end
+  number = redis.call('HGET', policies_key, '=' .. policy)
+  if not number then
+    local count = redis.call('HLEN', policies_key) / 2
+    if count >= MAX_POLICIES then
+      number = ''
+    else
+      number = int(count + 1)
+      redis.call('HSET', policies_key, number, policy, '=' .. policy, number)
+    end
+  end
+  known[policy] = number
+  return number
+end
+
+-- The meta of a job waiting for its first claim, from its numbered policy; nil when the number is unknown.
+-- `known` caches policy lines read by one script call.
+local function first_meta(policies_key, number, state, due, known)
+  local line = known[number]
+  if not line then
+    line = redis.call('HGET', policies_key, number)
+    if not line then
+      return nil
+    end
+    known[number] = line
+  end
+  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)$')
+  if not t then
+    return nil
+  end
+  return { state = state, attempts = 0, max = tonumber(x), ttr = tonumber(t), due = due, token = '',
+           bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = '' }
+end
+
+-- The state of a job without meta: the index holding it, and its score there; nil when in neither.
+local function pending_state(delayed_key, ready_key, id)
+  local due = redis.call('ZSCORE', delayed_key, id)
+  if due then
+    return 'D', tonumber(due)
+  end
+  due = redis.call('ZSCORE', ready_key, id)
+  if due then
+    return 'R', tonumber(due)
+  end
+  return nil
 end
 
 -- Exponential back-off after `attempts` failed attempts, shortened by up to `bj` (0..1) of itself

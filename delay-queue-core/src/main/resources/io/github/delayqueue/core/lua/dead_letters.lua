@@ -17,6 +17,8 @@ for i = 1, #page, 2 do
   if m then
     attempts, err = m.attempts, m.err
   end
-  result[#result + 1] = { id, tonumber(page[i + 1]), attempts, err, redis.call('HGET', payloads, id) or '' }
+  local entry = redis.call('HGET', payloads, id)
+  local _, payload = entry_split(entry)
+  result[#result + 1] = { id, tonumber(page[i + 1]), attempts, err, payload or entry or '' }
 end
 return result

@@ -12,7 +12,11 @@ local jobs, delayed, ready, dead, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4], K
 local batch = tonumber(ARGV[1])
 local now = now_ms()
 
-local due_ids = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, batch)
+local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+local due_ids = {}
+for i = 1, #due, 2 do
+  due_ids[#due_ids + 1] = due[i]
+end
 local moved = 0
 local corrupt = {}
 if #due_ids > 0 then
@@ -23,7 +27,12 @@ if #due_ids > 0 then
   for i, id in ipairs(due_ids) do
     local raw = metas[i]
     local m = meta_decode(raw)
-    if m and m.state == 'D' then
+    if not raw then
+      -- waiting for its first claim: its state is the index holding it (claim checks its pool entry)
+      ready_entries[#ready_entries + 1] = due[2 * i]
+      ready_entries[#ready_entries + 1] = id
+      moved = moved + 1
+    elseif m and m.state == 'D' then
       m.state = 'R'
       new_metas[#new_metas + 1] = id
       new_metas[#new_metas + 1] = meta_encode(m)
@@ -37,8 +46,10 @@ if #due_ids > 0 then
       corrupt[#corrupt + 1] = id
     end
   end
-  if moved > 0 then
+  if #new_metas > 0 then
     redis.call('HSET', jobs, unpack(new_metas))
+  end
+  if moved > 0 then
     redis.call('ZADD', ready, unpack(ready_entries))
     signal_ready(signal)
   end

@@ -7,8 +7,12 @@
 
 local jobs, payloads, ready, dead, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
+local raw = redis.call('HGET', jobs, id)
+local m = meta_decode(raw)
 if not m then
+  if not raw and redis.call('HEXISTS', payloads, id) == 1 then
+    return -2 -- waiting for its first claim
+  end
   return 0
 end
 if m.state ~= 'X' then

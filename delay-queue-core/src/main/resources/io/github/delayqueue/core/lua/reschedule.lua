@@ -8,32 +8,44 @@
 
 local jobs, delayed, ready, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id = ARGV[1]
-local m = meta_decode(redis.call('HGET', jobs, id))
-if not m then
+local raw = redis.call('HGET', jobs, id)
+local m = meta_decode(raw)
+local state
+if m then
+  state = m.state
+elseif not raw then
+  state = pending_state(delayed, ready, id) -- waiting for its first claim: no meta to rewrite
+end
+if not state then
   return { 0, '' }
 end
-if m.state ~= 'D' and m.state ~= 'R' then
-  return { -2, m.state }
+if state ~= 'D' and state ~= 'R' then
+  return { -2, state }
 end
 local now = now_ms()
+local due
 if ARGV[3] ~= '' then
-  m.due = tonumber(ARGV[3])
+  due = tonumber(ARGV[3])
 else
-  m.due = now + tonumber(ARGV[2])
+  due = now + tonumber(ARGV[2])
 end
 redis.call('ZREM', delayed, id)
 redis.call('ZREM', ready, id)
-if m.due <= now then
-  m.state = 'R'
-  redis.call('ZADD', ready, m.due, id)
+if due <= now then
+  state = 'R'
+  redis.call('ZADD', ready, due, id)
   signal_ready(signal)
 else
-  m.state = 'D'
+  state = 'D'
   local head = earliest(delayed)
-  redis.call('ZADD', delayed, m.due, id)
-  if head < 0 or m.due < head then
+  redis.call('ZADD', delayed, due, id)
+  if head < 0 or due < head then
     wake_pollers(ARGV[4], ARGV[5])
   end
 end
-redis.call('HSET', jobs, id, meta_encode(m))
-return { 1, m.due }
+if m then
+  m.state = state
+  m.due = due
+  redis.call('HSET', jobs, id, meta_encode(m))
+end
+return { 1, due }
