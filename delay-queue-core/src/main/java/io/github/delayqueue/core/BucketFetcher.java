@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Claims one bucket's ready jobs for a {@link DelayQueueListenerContainer}: as many as it has free workers
- * for, and when there are none to claim, blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until
+ * Claims one bucket's ready jobs for a {@link DelayQueueListenerContainer}: as many as the container has
+ * room for (free workers, and the jobs it may hold waiting for one), and when there are none to claim, blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until
  * a script signals new ready work, or the maximum wait passes. The blocking wait holds one long-lived
  * connection of its own, so waiting never opens a connection per wait nor ties up the shared one.
  * Its thread is not a daemon: a started container keeps the JVM alive until it is stopped.
@@ -31,7 +31,7 @@ final class BucketFetcher implements Runnable {
 
 	private final JobPolicy policy;
 
-	private final Semaphore freeWorkers;
+	private final Semaphore room;
 
 	private final Consumer<ReservedJob> dispatcher;
 
@@ -45,12 +45,12 @@ final class BucketFetcher implements Runnable {
 
 	private volatile RedisConnection waitConnection;
 
-	BucketFetcher(DelayQueue queue, BucketKeys bucket, JobPolicy policy, Semaphore freeWorkers,
+	BucketFetcher(DelayQueue queue, BucketKeys bucket, JobPolicy policy, Semaphore room,
 			Consumer<ReservedJob> dispatcher, Duration maxWait) {
 		this.queue = queue;
 		this.bucket = bucket;
 		this.policy = policy;
-		this.freeWorkers = freeWorkers;
+		this.room = room;
 		this.dispatcher = dispatcher;
 		this.maxWaitMillis = maxWait.toMillis();
 		this.signalKey = bucket.signal().getBytes(StandardCharsets.UTF_8);
@@ -111,23 +111,23 @@ final class BucketFetcher implements Runnable {
 	}
 
 	/**
-	 * Claims as many jobs as there are free workers (waiting for at least one) and dispatches each with
-	 * its worker permit. Returns whether ready jobs may be left to claim; when not, the fetcher waits for a
+	 * Claims as many jobs as the container has room for (waiting for room for at least one) and dispatches
+	 * each with its permit. Returns whether ready jobs may be left to claim; when not, the fetcher waits for a
 	 * signal rather than make a claim that finds nothing.
 	 */
 	private boolean claimAndDispatch() throws InterruptedException {
-		this.freeWorkers.acquire();
-		int permits = 1 + this.freeWorkers.drainPermits();
+		this.room.acquire();
+		int permits = 1 + this.room.drainPermits();
 		ClaimResult claimed;
 		try {
 			claimed = this.queue.claim(this.bucket, permits, this.policy);
 		}
 		catch (RuntimeException ex) {
-			this.freeWorkers.release(permits);
+			this.room.release(permits);
 			throw ex;
 		}
 		List<ReservedJob> jobs = claimed.jobs();
-		this.freeWorkers.release(permits - jobs.size());
+		this.room.release(permits - jobs.size());
 		jobs.forEach(this.dispatcher);
 		return !jobs.isEmpty() && claimed.readyLeft() > 0;
 	}

@@ -14,6 +14,8 @@ public final class ContainerOptions {
 
 	private final int concurrency;
 
+	private final Integer prefetch;
+
 	private final Duration shutdownTimeout;
 
 	private final Executor workerExecutor;
@@ -24,6 +26,7 @@ public final class ContainerOptions {
 
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
+		this.prefetch = builder.prefetch;
 		this.shutdownTimeout = builder.shutdownTimeout;
 		this.workerExecutor = builder.workerExecutor;
 		this.observer = builder.observer;
@@ -40,6 +43,7 @@ public final class ContainerOptions {
 
 	public Builder mutate() {
 		return new Builder().concurrency(this.concurrency)
+			.prefetch(this.prefetch)
 			.shutdownTimeout(this.shutdownTimeout)
 			.workerExecutor(this.workerExecutor)
 			.observer(this.observer)
@@ -51,6 +55,14 @@ public final class ContainerOptions {
 	 */
 	public int concurrency() {
 		return this.concurrency;
+	}
+
+	/**
+	 * Returns how many claimed jobs may wait for a free worker, beyond those running: the concurrency
+	 * unless set otherwise.
+	 */
+	public int prefetch() {
+		return (this.prefetch != null) ? this.prefetch : this.concurrency;
 	}
 
 	/**
@@ -85,6 +97,8 @@ public final class ContainerOptions {
 
 		private int concurrency = DEFAULT_CONCURRENCY;
 
+		private Integer prefetch;
+
 		private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
 
 		private Executor workerExecutor;
@@ -101,6 +115,21 @@ public final class ContainerOptions {
 				throw new IllegalArgumentException("concurrency: must be at least 1, was " + concurrency);
 			}
 			this.concurrency = concurrency;
+			return this;
+		}
+
+		/**
+		 * Sets how many claimed jobs may wait for a free worker, beyond the {@code concurrency} running:
+		 * claiming ahead while every worker is busy lets one claim take many jobs, which is what lets a
+		 * container drain a backlog fast. A waiting job's lease (its TTR) already runs, so keep the waits
+		 * short against the TTR; a stopping container hands waiting jobs straight back. {@code 0} claims
+		 * only for free workers; {@code null} (the default) means as many as the concurrency.
+		 */
+		public Builder prefetch(Integer prefetch) {
+			if (prefetch != null && prefetch < 0) {
+				throw new IllegalArgumentException("prefetch: must not be negative, was " + prefetch);
+			}
+			this.prefetch = prefetch;
 			return this;
 		}
 

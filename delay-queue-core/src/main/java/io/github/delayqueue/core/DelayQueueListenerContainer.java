@@ -22,9 +22,13 @@ import org.slf4j.LoggerFactory;
  * bucket claims jobs as workers free up and otherwise blocks in Redis until work is signalled; the
  * container also starts this instance's pollers of the topic.
  *
- * <p>{@link #stop()} stops claiming at once, lets running handlers finish within the shutdown timeout,
- * then hands the jobs of handlers still running straight back to ready (without counting the attempt)
- * and interrupts those handlers; their late finish is refused.
+ * <p>While every worker is busy, the fetchers claim up to {@link ContainerOptions#prefetch() prefetch}
+ * more jobs to wait for one, so that a backlog is drained in large claims.
+ *
+ * <p>{@link #stop()} stops claiming at once and hands jobs still waiting for a worker straight back to
+ * ready, lets running handlers finish within the shutdown timeout, then hands the jobs of handlers still
+ * running back too (none of them counts as an attempt) and interrupts those handlers; their late finish
+ * is refused.
  */
 public class DelayQueueListenerContainer {
 
@@ -40,7 +44,14 @@ public class DelayQueueListenerContainer {
 
 	private final ReentrantLock lifecycleLock = new ReentrantLock();
 
+	/** Permits for claimed jobs not yet settled: concurrency plus prefetch. A fetcher claims one job per permit. */
+	private final Semaphore room;
+
+	/** Permits for running handlers: concurrency. */
 	private final Semaphore freeWorkers;
+
+	/** Claimed jobs waiting for a free worker, by id; whoever removes one (a worker, or a stop) owns it. */
+	private final Map<String, ReservedJob> waiting = new ConcurrentHashMap<>();
 
 	private final Map<String, RunningJob> running = new ConcurrentHashMap<>();
 
@@ -59,6 +70,7 @@ public class DelayQueueListenerContainer {
 		this.topic = Job.checkTopic(topic);
 		this.handler = handler;
 		this.options = options;
+		this.room = new Semaphore(options.concurrency() + options.prefetch());
 		this.freeWorkers = new Semaphore(options.concurrency());
 	}
 
@@ -112,7 +124,7 @@ public class DelayQueueListenerContainer {
 		}
 		this.fetchers = this.queue.buckets(this.topic)
 			.stream()
-			.map((bucket) -> new BucketFetcher(this.queue, bucket, this.options.jobPolicy(), this.freeWorkers,
+			.map((bucket) -> new BucketFetcher(this.queue, bucket, this.options.jobPolicy(), this.room,
 					this::dispatch, this.queue.options().maxWait()))
 			.toList();
 		this.fetchers.forEach(BucketFetcher::start);
@@ -123,6 +135,7 @@ public class DelayQueueListenerContainer {
 	protected void doStop() {
 		this.active = false;
 		this.fetchers.forEach(BucketFetcher::stop);
+		handBackWaiting();
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		awaitRunningHandlers(deadline);
 		this.completer.awaitIdle(deadline);
@@ -140,24 +153,50 @@ public class DelayQueueListenerContainer {
 	}
 
 	/**
-	 * Runs a claimed job on a worker; called by a fetcher holding one free-worker permit for it.
+	 * Hands a claimed job to a worker, queueing it until one is free; called by a fetcher holding one permit
+	 * of room for it.
 	 */
 	private void dispatch(ReservedJob job) {
 		if (!this.active) {
 			handBack(job);
-			this.freeWorkers.release();
+			this.room.release();
 			return;
 		}
+		this.waiting.put(job.id(), job);
 		try {
 			if (this.ownWorkers != null) {
-				this.ownWorkers.execute(() -> run(job));
+				this.ownWorkers.execute(() -> runWhenAWorkerIsFree(job));
 			}
 			else {
-				this.options.workerExecutor().execute(() -> run(job));
+				this.options.workerExecutor().execute(() -> runWhenAWorkerIsFree(job));
 			}
 		}
 		catch (RejectedExecutionException ex) {
-			handBack(job);
+			if (this.waiting.remove(job.id()) != null) {
+				handBack(job);
+				this.room.release();
+			}
+		}
+	}
+
+	/**
+	 * Runs a job once at most {@code concurrency} others run (the container's own threads are that many; a
+	 * given executor may run more tasks at once), unless a stop handed it back meanwhile.
+	 */
+	private void runWhenAWorkerIsFree(ReservedJob job) {
+		try {
+			this.freeWorkers.acquire();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return; // only a stop interrupts, and it hands back every job still waiting
+		}
+		try {
+			if (this.waiting.remove(job.id()) != null) {
+				run(job);
+			}
+		}
+		finally {
 			this.freeWorkers.release();
 		}
 	}
@@ -183,7 +222,7 @@ public class DelayQueueListenerContainer {
 		}
 		finally {
 			this.running.remove(job.id());
-			this.freeWorkers.release();
+			this.room.release();
 		}
 	}
 
@@ -214,6 +253,19 @@ public class DelayQueueListenerContainer {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				return;
+			}
+		}
+	}
+
+	/**
+	 * Hands the claimed jobs no worker has started straight back to ready.
+	 */
+	private void handBackWaiting() {
+		for (String id : List.copyOf(this.waiting.keySet())) {
+			ReservedJob job = this.waiting.remove(id);
+			if (job != null) {
+				handBack(job);
+				this.room.release();
 			}
 		}
 	}

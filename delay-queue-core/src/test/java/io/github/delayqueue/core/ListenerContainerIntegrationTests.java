@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -271,6 +273,69 @@ class ListenerContainerIntegrationTests {
 		assertThat(slow.attempts()).isZero();
 		Thread.sleep(200);
 		assertThat(queue.find("draining", "after-stop").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void withEveryWorkerBusyTheContainerClaimsUpToPrefetchMoreAndHandsThemStraightBackOnStop() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger started = new AtomicInteger();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "backlog", (job) -> {
+			started.incrementAndGet();
+			release.await();
+		}, ContainerOptions.builder().concurrency(2).prefetch(3).shutdownTimeout(Duration.ofMillis(200)).build());
+		container.start();
+		this.containers.add(container);
+		List<Job> backlog = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			backlog.add(Job.builder("backlog").id("job-" + i).payload("{}").ttr(Duration.ofMinutes(10)).build());
+		}
+		queue.addAll(backlog);
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats("backlog").reserved() == 5);
+		Thread.sleep(300);
+		assertThat(queue.stats("backlog").reserved()).as("two running and three waiting, no more").isEqualTo(5);
+		assertThat(started).hasValue(2);
+
+		container.stop();
+		release.countDown();
+
+		assertThat(queue.stats("backlog")).extracting(TopicStats::ready, TopicStats::reserved).containsExactly(10L, 0L);
+		assertThat(started).hasValue(2);
+		for (int i = 0; i < 10; i++) {
+			assertThat(queue.find("backlog", "job-" + i).orElseThrow().attempts()).isZero();
+		}
+	}
+
+	@Test
+	void onAnExecutorOfItsOwnTheContainerStillRunsNoMoreThanItsConcurrencyAtOnce() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		ExecutorService unbounded = Executors.newCachedThreadPool();
+		AtomicInteger runningNow = new AtomicInteger();
+		AtomicInteger mostAtOnce = new AtomicInteger();
+		AtomicInteger handled = new AtomicInteger();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "bounded", (job) -> {
+			mostAtOnce.accumulateAndGet(runningNow.incrementAndGet(), Math::max);
+			Thread.sleep(20);
+			runningNow.decrementAndGet();
+			handled.incrementAndGet();
+		}, ContainerOptions.builder().concurrency(2).prefetch(6).workerExecutor(unbounded).build());
+		container.start();
+		this.containers.add(container);
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			jobs.add(Job.builder("bounded").payload("{}").build());
+		}
+		queue.addAll(jobs);
+
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> handled.get() == 40);
+			assertThat(mostAtOnce).hasValue(2);
+		}
+		finally {
+			container.stop();
+			unbounded.shutdownNow();
+		}
 	}
 
 	@Test

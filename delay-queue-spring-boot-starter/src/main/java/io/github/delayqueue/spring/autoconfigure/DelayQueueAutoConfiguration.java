@@ -86,6 +86,7 @@ public final class DelayQueueAutoConfiguration {
 		DelayQueueProperties.Listener listener = properties.getListener();
 		ContainerOptions.Builder options = ContainerOptions.builder()
 			.concurrency(listener.getConcurrency())
+			.prefetch(listener.getPrefetch())
 			.shutdownTimeout(listener.getShutdownTimeout())
 			.observer(composite(observers));
 		if (Threading.VIRTUAL.isActive(environment)) {

@@ -227,6 +227,13 @@ public class DelayQueueProperties {
 		private int concurrency = 1;
 
 		/**
+		 * Number of claimed jobs a listener may hold waiting for a free worker while all of its workers are
+		 * busy, so that a backlog is drained in large claims. Their TTR already runs. Defaults to the
+		 * listener's concurrency; 0 claims only for free workers.
+		 */
+		private Integer prefetch;
+
+		/**
 		 * Time running handlers get to finish when the application stops, after which their jobs are handed
 		 * straight back to ready. Keep it below spring.lifecycle.timeout-per-shutdown-phase.
 		 */
@@ -248,6 +255,14 @@ public class DelayQueueProperties {
 
 		public void setConcurrency(int concurrency) {
 			this.concurrency = concurrency;
+		}
+
+		public Integer getPrefetch() {
+			return this.prefetch;
+		}
+
+		public void setPrefetch(Integer prefetch) {
+			this.prefetch = prefetch;
 		}
 
 		public Duration getShutdownTimeout() {

@@ -126,7 +126,8 @@ class DelayQueueAutoConfigurationTests {
 				"delay-queue.ttr=45s", "delay-queue.max-attempts=5", "delay-queue.max-payload-size=64KB",
 				"delay-queue.batch-size=50", "delay-queue.max-wait=2s", "delay-queue.back-off.initial=250ms",
 				"delay-queue.back-off.multiplier=3", "delay-queue.back-off.max=2m", "delay-queue.back-off.jitter=0",
-				"delay-queue.listener.concurrency=4", "delay-queue.listener.shutdown-timeout=3s",
+				"delay-queue.listener.concurrency=4", "delay-queue.listener.prefetch=20",
+				"delay-queue.listener.shutdown-timeout=3s",
 				"delay-queue.listener.auto-startup=false", "delay-queue.dead-letters.retention=1d",
 				"delay-queue.dead-letters.max-count=10", "delay-queue.topics.hot.buckets=8",
 				"delay-queue.topics.hot.concurrency=16", "delay-queue.topics.hot.ttr=2m",
@@ -150,6 +151,7 @@ class DelayQueueAutoConfigurationTests {
 				DelayListenerContainerFactory factory = context.getBean(DelayListenerContainerFactory.class);
 				assertThat(factory.containerOptions(endpoint("cold")).concurrency()).isEqualTo(4);
 				assertThat(factory.containerOptions(endpoint("hot")).concurrency()).isEqualTo(16);
+				assertThat(factory.containerOptions(endpoint("hot")).prefetch()).isEqualTo(20);
 				assertThat(factory.containerOptions(endpoint("cold")).shutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(factory.isAutoStartup(endpoint("cold"))).isFalse();
 
