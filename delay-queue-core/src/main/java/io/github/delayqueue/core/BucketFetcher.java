@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -25,6 +26,9 @@ final class BucketFetcher implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(BucketFetcher.class);
 
+	/** How long a fetcher waits for room before it looks again whether it was stopped. */
+	private static final long ROOM_POLL_MILLIS = 50;
+
 	private final DelayQueue queue;
 
 	private final BucketKeys bucket;
@@ -42,6 +46,9 @@ final class BucketFetcher implements Runnable {
 	private final Thread thread;
 
 	private volatile boolean running;
+
+	/** Counted down by {@link #stop()}, ending any pause at once. */
+	private final CountDownLatch stopped = new CountDownLatch(1);
 
 	private volatile RedisConnection waitConnection;
 
@@ -65,11 +72,13 @@ final class BucketFetcher implements Runnable {
 	}
 
 	/**
-	 * Stops claiming at once: aborts a blocking wait by closing its connection, and waits for the thread.
+	 * Stops claiming at once: aborts a blocking wait by closing its connection, and waits for the thread. A
+	 * claim already sent is let finish (not interrupted), so its jobs are dispatched and the container can
+	 * hand them back rather than leave them leased until their TTR runs out.
 	 */
 	void stop() {
 		this.running = false;
-		this.thread.interrupt();
+		this.stopped.countDown();
 		closeWaitConnection();
 		try {
 			this.thread.join(TimeUnit.SECONDS.toMillis(10));
@@ -116,7 +125,9 @@ final class BucketFetcher implements Runnable {
 	 * signal rather than make a claim that finds nothing.
 	 */
 	private boolean claimAndDispatch() throws InterruptedException {
-		this.room.acquire();
+		if (!this.room.tryAcquire(ROOM_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+			return true; // no room yet: look again, unless stopped
+		}
 		int permits = 1 + this.room.drainPermits();
 		ClaimResult claimed;
 		try {
@@ -155,12 +166,15 @@ final class BucketFetcher implements Runnable {
 		}
 	}
 
+	/**
+	 * Waits {@code millis}, or less when stopped; returns whether still running.
+	 */
 	private boolean pause(long millis) {
 		try {
-			Thread.sleep(millis);
-			return true;
+			return !this.stopped.await(millis, TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 			return false;
 		}
 	}

@@ -157,12 +157,10 @@ public class DelayQueueListenerContainer {
 	 * of room for it.
 	 */
 	private void dispatch(ReservedJob job) {
-		if (!this.active) {
-			handBack(job);
-			this.room.release();
-			return;
-		}
 		this.waiting.put(job.id(), job);
+		if (!this.active) {
+			return; // claimed as the container stopped: the stop hands it back with the others waiting
+		}
 		try {
 			if (this.ownWorkers != null) {
 				this.ownWorkers.execute(() -> runWhenAWorkerIsFree(job));

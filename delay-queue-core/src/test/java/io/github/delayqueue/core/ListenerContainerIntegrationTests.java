@@ -308,6 +308,30 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void stoppingInTheMiddleOfABacklogLeavesNoJobLeased() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder().buckets(2));
+		AtomicInteger handled = new AtomicInteger();
+		List<Job> backlog = new ArrayList<>();
+		for (int i = 0; i < 3000; i++) {
+			backlog.add(Job.builder("busy").payload("{}").ttr(Duration.ofMinutes(10)).build());
+		}
+		queue.addAll(backlog);
+		for (int round = 0; round < 5; round++) {
+			DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "busy", (job) -> {
+				Thread.sleep(1);
+				handled.incrementAndGet();
+			}, ContainerOptions.builder().concurrency(2).prefetch(20).shutdownTimeout(Duration.ofSeconds(2)).build());
+			container.start();
+			Thread.sleep(150);
+			container.stop();
+
+			TopicStats stats = queue.stats("busy");
+			assertThat(stats.reserved()).as("jobs left leased after stop %d", round).isZero();
+			assertThat(stats.ready() + handled.get()).isEqualTo(3000);
+		}
+	}
+
+	@Test
 	void onAnExecutorOfItsOwnTheContainerStillRunsNoMoreThanItsConcurrencyAtOnce() throws Exception {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		ExecutorService unbounded = Executors.newCachedThreadPool();
