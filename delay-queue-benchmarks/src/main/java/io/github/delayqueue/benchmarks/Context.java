@@ -37,6 +37,20 @@ final class Context {
 		return this.settings;
 	}
 
+	/**
+	 * Whether the benchmark started the Redis under test itself, and so may start another beside it.
+	 */
+	boolean ownsRedis() {
+		return this.settings.redisHost() == null;
+	}
+
+	/**
+	 * The same run against another Redis: the same settings and results, that server's connections.
+	 */
+	Context on(String host, int port, RedisAdmin admin) {
+		return new Context(this.settings, host, port, admin, this.results);
+	}
+
 	RedisAdmin admin() {
 		return this.admin;
 	}

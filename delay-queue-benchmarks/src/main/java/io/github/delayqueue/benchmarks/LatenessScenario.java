@@ -13,8 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Scenario 3, delivery lateness at steady load: one instance adds jobs at a steady rate, each due after a
  * delay spread uniformly over the load's range, and consumes them with {@value #WORKERS} workers. Lateness
  * is handler start minus due time, over the jobs due once the due rate has reached the add rate and before
- * the load ends. A job not delivered within a grace time (2 s; 1 s with {@code --quick}) after the load ends
- * counts as missing.
+ * the load ends. A job not delivered within a grace time (1 s) after the load ends counts as missing.
  */
 final class LatenessScenario {
 
@@ -63,8 +62,8 @@ final class LatenessScenario {
 		details.put("workers", WORKERS);
 		details.put("lateness", "the table: handler start on this machine's clock (microseconds; Redis's TIME reads "
 				+ "the same clock) minus the job's due time, for both queues (wallClockLatenessMillis); delay-queue's "
-				+ "own ReservedJob.lateness() (Redis clock, claim instant in whole milliseconds, so it reads up to "
-				+ "1 ms low) is in latenessMillis and the p99 row's note");
+				+ "own ReservedJob.lateness() (the claim instant on the Redis clock in microseconds, plus the time "
+				+ "since on this JVM's clock) is in latenessMillis and the p99 row's note");
 		details.put("delayQueue", ours.asMap());
 		details.put("redisson", redisson.asMap());
 		String scenario = "3 lateness " + name;

@@ -16,7 +16,9 @@ import java.util.TreeMap;
  * client sent (scripts, blocking pops, pub/sub, pings...) are counted apart: each is one request, so at most
  * one network round trip. Memory per pending job: {@code used_memory} before and after N pending jobs with
  * 200-byte payloads, less the payload bytes, over N; the jobs are bulk-loaded in the queue's own layout, and
- * the figure is cross-checked with fewer jobs added through the queue's API.
+ * the figure is cross-checked with fewer jobs added through the queue's API. When the benchmark runs its own
+ * Redis, the two queues' bulk-loaded sets are loaded at once, each into a {@code redis-server} of its own
+ * (see {@link LoadingApart}), and each side's memory is read on its own server.
  */
 final class RedisCostScenario {
 
@@ -42,7 +44,6 @@ final class RedisCostScenario {
 
 	void run() {
 		Map<Side, Lifecycle> lifecycles = new EnumMap<>(Side.class);
-		Map<Side, Double> memory = new EnumMap<>(Side.class);
 		for (Side side : this.context.sides()) {
 			Lifecycle lifecycle = this.context.lifecycle(side);
 			if (lifecycle == null) {
@@ -54,16 +55,15 @@ final class RedisCostScenario {
 					side.label(), lifecycle.commandsPerJob(), lifecycle.clientCommandsPerJob(), lifecycle.jobs(),
 					lifecycle.added());
 		}
-		Map<Side, Double> memoryThroughApi = new EnumMap<>(Side.class);
 		Settings settings = this.context.settings();
+		Map<Side, Double> memory = memoryBulkLoaded(settings.memoryJobs());
+		Map<Side, Double> memoryThroughApi = new EnumMap<>(Side.class);
 		for (Side side : this.context.sides()) {
-			double bytes = memoryPerJob(side, settings.memoryJobs(), true);
-			memory.put(side, bytes);
 			double throughApi = memoryPerJob(side, settings.memoryApiJobs(), false);
 			memoryThroughApi.put(side, throughApi);
 			Context.log("  %-11s %,.1f bytes of Redis memory per pending job beyond the payload (%,d jobs bulk-loaded; "
-					+ "%,.1f bytes over %,d jobs added through the API)", side.label(), bytes, settings.memoryJobs(),
-					throughApi, settings.memoryApiJobs());
+					+ "%,.1f bytes over %,d jobs added through the API)", side.label(), memory.get(side),
+					settings.memoryJobs(), throughApi, settings.memoryApiJobs());
 		}
 		this.context.freshRedis();
 		if (this.context.settings().oursOnly()) {
@@ -116,25 +116,49 @@ final class RedisCostScenario {
 	}
 
 	/**
-	 * Returns Redis memory per pending job beyond its payload over {@code jobs} jobs: the first added by the
-	 * queue, the rest bulk-loaded in its layout, or all added through the queue's API.
+	 * Returns each queue's Redis memory per pending job beyond its payload over {@code jobs} jobs, the first
+	 * added by the queue, the rest bulk-loaded in its layout: both sets loaded at once, each on a server of
+	 * its own, when the benchmark may start a second one, else one after the other.
+	 */
+	private Map<Side, Double> memoryBulkLoaded(int jobs) {
+		if (LoadingApart.possible(this.context)) {
+			return LoadingApart.loadThenMeasure(this.context, jobs, (context, side) -> fill(context, side, jobs, true),
+					Filled::bytesPerJob);
+		}
+		Map<Side, Double> memory = new EnumMap<>(Side.class);
+		for (Side side : this.context.sides()) {
+			memory.put(side, memoryPerJob(side, jobs, true));
+		}
+		return memory;
+	}
+
+	/**
+	 * Returns Redis memory per pending job beyond its payload over {@code jobs} jobs on the benchmark's
+	 * Redis, filled as {@link #fill} does.
 	 */
 	private double memoryPerJob(Side side, int jobs, boolean bulk) {
-		this.context.freshRedis();
+		return fill(this.context, side, jobs, bulk).bytesPerJob();
+	}
+
+	/**
+	 * Empties the context's Redis and fills it with {@code jobs} pending jobs from a new instance of the
+	 * queue: the first added by the queue, the rest bulk-loaded in its layout, or all added through its API.
+	 * The instance disconnects once they are in, so that only the jobs are left to count.
+	 */
+	private static Filled fill(Context context, Side side, int jobs, boolean bulk) {
+		context.freshRedis();
 		Context.sleepMillis(200);
-		long before = this.context.admin().usedMemory();
-		try (QueueUnderTest queue = this.context.open(side)) {
+		long before = context.admin().usedMemory();
+		try (QueueUnderTest queue = context.open(side)) {
 			if (bulk) {
 				queue.add(Payloads.of(0, 0), Context.farDelayMillis());
-				new BulkLoader(this.context.admin()).load(side, jobs - 1);
+				new BulkLoader(context.admin()).load(side, jobs - 1);
 			}
 			else {
 				addThroughApi(queue, jobs);
 			}
 		}
-		Context.sleepMillis(1000);
-		long after = this.context.admin().usedMemory();
-		return (double) (after - before) / jobs - Payloads.SIZE;
+		return new Filled(context.admin(), jobs, before);
 	}
 
 	private static void addThroughApi(QueueUnderTest queue, int jobs) {
@@ -150,6 +174,25 @@ final class RedisCostScenario {
 			}
 			queue.addAll(payloads, (n == delays.length) ? delays : Arrays.copyOf(delays, n));
 		}
+	}
+
+	/**
+	 * A Redis that {@link #fill} filled with pending jobs, and its {@code used_memory} before.
+	 *
+	 * @param admin the benchmark's connection to that Redis
+	 */
+	record Filled(RedisAdmin admin, int jobs, long usedMemoryBefore) implements LoadingApart.LoadedSet {
+
+		/**
+		 * Returns Redis memory per pending job beyond its payload: {@code used_memory} after less before,
+		 * over the jobs, less the payload bytes, read once the filling instance has been gone a second.
+		 */
+		double bytesPerJob() {
+			Context.sleepMillis(1000);
+			long after = this.admin.usedMemory();
+			return (double) (after - this.usedMemoryBefore) / this.jobs - Payloads.SIZE;
+		}
+
 	}
 
 	/**

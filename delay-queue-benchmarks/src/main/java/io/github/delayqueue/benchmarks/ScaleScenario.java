@@ -12,10 +12,18 @@ import java.util.Map;
  * {@link BulkLoader}); then one thread adds jobs one at a time (add cost: mean latency), and a consumer with
  * {@value #WORKERS} workers takes a batch of jobs falling due at one instant (claim cost: time from the due
  * instant to the last handler start, per job, which covers moving due jobs, claiming and finishing).
+ *
+ * <p>Loading ten million jobs takes Redis most of a minute per queue. The two queues' large sets are
+ * therefore loaded at once, each into a {@code redis-server} of its own, when the benchmark runs its own
+ * Redis (see {@link LoadingApart}); the adds and claims are then measured one queue at a time, with the
+ * other server idle.
  */
 final class ScaleScenario {
 
 	static final int WORKERS = 8;
+
+	/** Pending-set size from which the two queues' sets are loaded at once, into two servers. */
+	private static final int LOAD_APART_FROM = 1_000_000;
 
 	private final Context context;
 
@@ -26,26 +34,63 @@ final class ScaleScenario {
 	void run() {
 		List<Integer> sizes = this.context.settings().scalePendingJobs();
 		Map<Side, List<Outcome>> outcomes = new EnumMap<>(Side.class);
-		for (Side side : this.context.sides()) {
-			List<Outcome> sideOutcomes = new ArrayList<>();
-			for (int pending : sizes) {
-				this.context.freshRedis();
-				Outcome outcome = measure(side, pending);
-				sideOutcomes.add(outcome);
+		this.context.sides().forEach((side) -> outcomes.put(side, new ArrayList<>()));
+		for (int pending : sizes) {
+			measureAt(pending).forEach((side, outcome) -> {
+				outcomes.get(side).add(outcome);
 				Context.log("  %-11s %,11d pending: add %,.0f us (p99 %,.0f us), claim %s us/job "
 						+ "(%,d of %,d in %.2f s%s), loaded in %.1f s, %,d MB", side.label(), pending,
 						outcome.addMeanMicros(), outcome.addP99Micros(), Report.number(outcome.claimMicrosPerJob()),
-						outcome.claimed(),
-						outcome.claimJobs(), outcome.claimSeconds(), outcome.capped() ? ", stopped at the cap" : "",
-						outcome.loadSeconds(), outcome.usedMemory() / (1024 * 1024));
-			}
-			outcomes.put(side, sideOutcomes);
+						outcome.claimed(), outcome.claimJobs(), outcome.claimSeconds(),
+						outcome.capped() ? ", stopped at the cap" : "", outcome.loadSeconds(),
+						outcome.usedMemory() / (1024 * 1024));
+			});
 		}
-		this.context.freshRedis();
+		if (!this.context.ownsRedis()) {
+			// leave a Redis named with --redis empty; the benchmark's own is stopped after this last scenario
+			// without spending seconds on freeing millions of jobs
+			this.context.freshRedis();
+		}
 		if (this.context.settings().oursOnly()) {
 			return;
 		}
 		report(sizes, outcomes.get(Side.DELAY_QUEUE), outcomes.get(Side.REDISSON));
+	}
+
+	private Map<Side, Outcome> measureAt(int pending) {
+		if (loadApart(pending)) {
+			return LoadingApart.loadThenMeasure(this.context, pending, (context, side) -> load(context, side, pending),
+					this::measure);
+		}
+		return measureInTurn(pending);
+	}
+
+	private boolean loadApart(int pending) {
+		return pending >= LOAD_APART_FROM && LoadingApart.possible(this.context);
+	}
+
+	private Map<Side, Outcome> measureInTurn(int pending) {
+		Map<Side, Outcome> outcomes = new EnumMap<>(Side.class);
+		for (Side side : this.context.sides()) {
+			try (Loaded loaded = load(this.context, side, pending)) {
+				outcomes.put(side, measure(loaded));
+			}
+		}
+		return outcomes;
+	}
+
+	/**
+	 * Empties the context's Redis and fills it with {@code pending} jobs: the first added by a new instance
+	 * of the queue, which stays open to be measured, the rest bulk-loaded in its layout.
+	 */
+	private static Loaded load(Context context, Side side, int pending) {
+		context.freshRedis();
+		QueueUnderTest queue = context.open(side);
+		queue.add(Payloads.of(0, 0), Context.farDelayMillis());
+		long loadStart = System.nanoTime();
+		new BulkLoader(context.admin()).load(side, pending - 1);
+		double loadSeconds = Context.seconds(System.nanoTime() - loadStart);
+		return new Loaded(queue, pending, loadSeconds, context.admin().usedMemory());
 	}
 
 	private void report(List<Integer> sizes, List<Outcome> ours, List<Outcome> redisson) {
@@ -54,7 +99,8 @@ final class ScaleScenario {
 		details.put("pendingJobs", sizes);
 		details.put("pendingLoadedBy", "a Lua bulk loader writing each queue's own layout, copied from one job the "
 				+ "queue added itself");
-		details.put("addCost", "mean latency of " + this.context.settings().scaleAdds() + " single adds, one thread");
+		int adds = this.context.settings().scaleAdds();
+		details.put("addCost", "mean latency of " + adds + " single adds, one thread, after " + adds + " untimed ones");
 		details.put("claimCost", "time from the due instant to the last handler start of "
 				+ this.context.settings().scaleClaims() + " jobs due at once, over the jobs; " + WORKERS + " workers");
 		details.put("delayQueue", ours.stream().map(Outcome::asMap).toList());
@@ -109,58 +155,73 @@ final class ScaleScenario {
 		return (n >= 1_000_000) ? (n / 1_000_000) + "M" : (n / 1_000) + "k";
 	}
 
-	private Outcome measure(Side side, int pending) {
+	private Outcome measure(Loaded loaded) {
 		Settings settings = this.context.settings();
-		try (QueueUnderTest queue = this.context.open(side)) {
-			queue.add(Payloads.of(0, 0), Context.farDelayMillis());
-			long loadStart = System.nanoTime();
-			new BulkLoader(this.context.admin()).load(side, pending - 1);
-			double loadSeconds = Context.seconds(System.nanoTime() - loadStart);
-			long usedMemory = this.context.admin().usedMemory();
+		QueueUnderTest queue = loaded.queue();
+		Latencies.Summary addCost = addCost(queue, settings.scaleAdds());
 
-			int adds = settings.scaleAdds();
-			Latencies addLatency = new Latencies(adds);
-			for (int i = 0; i < adds + adds / 4; i++) {
-				long delay = Context.farDelayMillis();
-				String payload = Payloads.of(i, System.currentTimeMillis() + delay);
-				long start = System.nanoTime();
-				queue.add(payload, delay);
-				if (i >= adds / 4) {
-					addLatency.record((System.nanoTime() - start) / 1000);
-				}
+		int claims = settings.scaleClaims();
+		DeliveryLedger ledger = new DeliveryLedger(claims);
+		Latencies lateness = new Latencies(claims * 2);
+		try (QueueUnderTest.Consumer consumer = queue.startConsumer(WORKERS, (payload, late, due) -> {
+			ledger.delivered(Payloads.index(payload));
+			lateness.record(LatenessScenario.wallClockMicros() - due * 1000);
+		})) {
+			Context.sleepMillis(500);
+			long dueAt = System.currentTimeMillis() + 1000;
+			long dueNanos = System.nanoTime() + (dueAt - System.currentTimeMillis()) * 1_000_000;
+			List<String> payloads = new ArrayList<>(claims);
+			for (int i = 0; i < claims; i++) {
+				payloads.add(Payloads.of(i, dueAt));
 			}
+			queue.addAllDueAt(payloads, dueAt);
+			boolean all;
+			try {
+				all = ledger.await(Math.max(0, dueAt - System.currentTimeMillis())
+						+ settings.scaleClaimCapSeconds() * 1000L);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+			long end = all ? ledger.lastFirstDeliveryNanos() : System.nanoTime();
+			double claimSeconds = Context.seconds(end - dueNanos);
+			int claimed = ledger.distinct();
+			return new Outcome(loaded.pending(), loaded.loadSeconds(), loaded.usedMemory(), addCost, claims, claimed,
+					claimSeconds, !all, lateness.summary());
+		}
+	}
 
-			int claims = settings.scaleClaims();
-			DeliveryLedger ledger = new DeliveryLedger(claims);
-			Latencies lateness = new Latencies(claims * 2);
-			try (QueueUnderTest.Consumer consumer = queue.startConsumer(WORKERS, (payload, late, due) -> {
-				ledger.delivered(Payloads.index(payload));
-				lateness.record(LatenessScenario.wallClockMicros() - due * 1000);
-			})) {
-				Context.sleepMillis(500);
-				long dueAt = System.currentTimeMillis() + 1000;
-				long dueNanos = System.nanoTime() + (dueAt - System.currentTimeMillis()) * 1_000_000;
-				List<String> payloads = new ArrayList<>(claims);
-				for (int i = 0; i < claims; i++) {
-					payloads.add(Payloads.of(i, dueAt));
-				}
-				queue.addAllDueAt(payloads, dueAt);
-				boolean all;
-				try {
-					all = ledger.await(Math.max(0, dueAt - System.currentTimeMillis())
-							+ settings.scaleClaimCapSeconds() * 1000L);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					throw new IllegalStateException(ex);
-				}
-				long end = all ? ledger.lastFirstDeliveryNanos() : System.nanoTime();
-				double claimSeconds = Context.seconds(end - dueNanos);
-				int claimed = ledger.distinct();
-				return new Outcome(pending, loadSeconds, usedMemory, addLatency.summary(), claims, claimed,
-						claimSeconds, !all, lateness.summary());
+	/**
+	 * Times {@code adds} single adds, one at a time, after as many untimed ones: the first adds run code the
+	 * JIT has not compiled yet, most of all at the small size, measured first, where they would inflate the
+	 * add cost (and so understate its growth with the pending set).
+	 */
+	private static Latencies.Summary addCost(QueueUnderTest queue, int adds) {
+		Latencies latency = new Latencies(adds);
+		for (int i = 0; i < 2 * adds; i++) {
+			long delay = Context.farDelayMillis();
+			String payload = Payloads.of(i, System.currentTimeMillis() + delay);
+			long start = System.nanoTime();
+			queue.add(payload, delay);
+			if (i >= adds) {
+				latency.record((System.nanoTime() - start) / 1000);
 			}
 		}
+		return latency.summary();
+	}
+
+	/**
+	 * A queue instance with its pending set loaded.
+	 */
+	record Loaded(QueueUnderTest queue, int pending, double loadSeconds, long usedMemory)
+			implements LoadingApart.LoadedSet {
+
+		@Override
+		public void close() {
+			this.queue.close();
+		}
+
 	}
 
 	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobs, int claimed,
