@@ -90,7 +90,9 @@ if #popped > 0 then
     redis.call('HSET', jobs, unpack(new_metas))
     redis.call('ZADD', reserved, unpack(reserved_entries))
   end
-  left = redis.call('ZCARD', ready)
+  if #ids == tonumber(ARGV[1]) then -- a claim that took fewer than it asked for emptied the ready set
+    left = redis.call('ZCARD', ready)
+  end
   if left > 0 then
     signal_ready(signal) -- wake the next consumer: work is left
   end
