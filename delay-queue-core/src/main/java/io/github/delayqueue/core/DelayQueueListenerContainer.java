@@ -171,6 +171,8 @@ public class DelayQueueListenerContainer {
 		}
 		catch (RejectedExecutionException ex) {
 			if (this.waiting.remove(job.id()) != null) {
+				logger.warn("The worker executor of topic \"{}\" refused job \"{}\"; handing it back to ready",
+						this.topic, job.id(), ex);
 				handBack(job);
 				this.room.release();
 			}
@@ -259,36 +261,44 @@ public class DelayQueueListenerContainer {
 	 * Hands the claimed jobs no worker has started straight back to ready.
 	 */
 	private void handBackWaiting() {
+		int handedBack = 0;
 		for (String id : List.copyOf(this.waiting.keySet())) {
 			ReservedJob job = this.waiting.remove(id);
 			if (job != null) {
-				handBack(job);
+				handedBack += handBack(job) ? 1 : 0;
 				this.room.release();
 			}
+		}
+		if (handedBack > 0) {
+			logger.info("Handed {} claimed job(s) of topic \"{}\" back to ready: the container stopped before a "
+					+ "worker took them", handedBack, this.topic);
 		}
 	}
 
 	private void handBackUnfinished() {
 		for (RunningJob runningJob : this.running.values()) {
 			runningJob.handedBack = true;
-			handBack(runningJob.job);
+			if (handBack(runningJob.job)) {
+				logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its "
+						+ "handler finished", runningJob.job.id(), this.topic);
+			}
 			runningJob.thread.interrupt();
 		}
 	}
 
-	private void handBack(ReservedJob job) {
+	/**
+	 * Releases a held job straight back to ready, without counting the attempt. Returns whether it was.
+	 */
+	private boolean handBack(ReservedJob job) {
 		try {
-			if (this.queue.release(job)) {
-				logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its "
-						+ "handler finished", job.id(), this.topic);
-			}
+			return this.queue.release(job);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not hand job \"{}\" on topic \"{}\" back; it will be retried when its lease expires",
 					job.id(), this.topic, ex);
+			return false;
 		}
 	}
-
 
 	/**
 	 * A job whose handler returned, on its way to be finished.
