@@ -90,6 +90,26 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void anEarlierJobAddedWhileThePollerLooksIsNotLeftForTheLaterOne() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		Map<String, Instant> ran = new ConcurrentHashMap<>();
+		start(queue, "head", 2, (job) -> ran.put(job.id(), Instant.now()));
+		Thread.sleep(200);
+		for (int round = 0; round < 20; round++) {
+			// the first add wakes the poller; the second lands while it looks, and must wake it again
+			queue.add(Job.builder("head").id("far-" + round).payload("{}").delay(Duration.ofSeconds(4)).build());
+			Instant dueAt = Instant.now().plusMillis(100);
+			queue.add(Job.builder("head").id("near-" + round).payload("{}").dueAt(dueAt).build());
+
+			String near = "near-" + round;
+			await().atMost(Duration.ofSeconds(2)).until(() -> ran.containsKey(near));
+			assertThat(Duration.between(dueAt, ran.get(near))).as("lateness of %s", near)
+				.isLessThan(Duration.ofMillis(500));
+			queue.cancel("head", "far-" + round);
+		}
+	}
+
+	@Test
 	void anEarlierJobAddedByAnotherInstanceWakesASleepingPoller() throws Exception {
 		DelayQueue consumer = queue(DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
 		DelayQueue producer = queue(DelayQueueOptions.builder());

@@ -53,6 +53,12 @@ final class DuePoller {
 	/** Whether a wake-up came while a run was under way: the run may have read Redis too early. */
 	private boolean rerun;
 
+	/** Wake-ups so far: a run that sees more after its promotion than before keeps their deadline. */
+	private long wakeUps;
+
+	/** Lease deadlines announced so far: likewise for the run's lease expiry. */
+	private long leaseAnnouncements;
+
 	private int consecutiveFailures;
 
 	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, int batchSize,
@@ -78,6 +84,7 @@ final class DuePoller {
 	synchronized void wake() {
 		long now = System.nanoTime();
 		this.promoteAtNanos = now;
+		this.wakeUps++;
 		requestRunBy(now);
 	}
 
@@ -88,6 +95,7 @@ final class DuePoller {
 	synchronized void leaseRunsOutIn(long delayMillis) {
 		long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
 		this.expireAtNanos = Math.min(this.expireAtNanos, at);
+		this.leaseAnnouncements++;
 		requestRunBy(at);
 	}
 
@@ -127,12 +135,16 @@ final class DuePoller {
 	private void run() {
 		boolean expire;
 		boolean promote;
+		long wakeUpsBefore;
+		long leaseAnnouncementsBefore;
 		synchronized (this) {
 			long now = System.nanoTime();
 			this.running = true;
 			this.rerun = false;
 			expire = now - this.expireAtNanos >= 0;
 			promote = now - this.promoteAtNanos >= 0;
+			wakeUpsBefore = this.wakeUps;
+			leaseAnnouncementsBefore = this.leaseAnnouncements;
 		}
 		long retryInNanos = -1;
 		try {
@@ -140,7 +152,8 @@ final class DuePoller {
 				MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
 				CorruptEntries.logMovedAside(this.keys, expired.corrupt());
 				synchronized (this) {
-					this.expireAtNanos = nextDeadline(expired);
+					this.expireAtNanos = unlessAskedEarlier(nextDeadline(expired), this.expireAtNanos,
+							this.leaseAnnouncements != leaseAnnouncementsBefore);
 					if (expired.moved() > 0) {
 						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
 						promote = true;
@@ -151,7 +164,8 @@ final class DuePoller {
 				MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
 				CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
 				synchronized (this) {
-					this.promoteAtNanos = nextDeadline(promoted);
+					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
+							this.wakeUps != wakeUpsBefore);
 				}
 			}
 			if (expire) {
@@ -169,6 +183,15 @@ final class DuePoller {
 			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
 			schedule(this.rerun ? now : at);
 		}
+	}
+
+	/**
+	 * Returns the deadline a run read from Redis, or the one asked for while it ran when that is earlier: a
+	 * job added (or a lease taken) after the script read Redis is not in what it read, and its wake-up must
+	 * not be overwritten by it.
+	 */
+	private static long unlessAskedEarlier(long readDeadline, long askedDeadline, boolean askedWhileRunning) {
+		return (askedWhileRunning && askedDeadline - readDeadline < 0) ? askedDeadline : readDeadline;
 	}
 
 	/**

@@ -23,8 +23,8 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * Runs the {@link DuePoller}s of the topics this instance polls, on two shared timer threads, and wakes
- * them when Redis announces a new earliest job on a topic's wake-up channel (or when this instance adds
- * one). Every instance polling a topic runs all of its buckets' pollers: promotion is one atomic script,
+ * them when Redis announces a new earliest job on a topic's wake-up channel (the scripts that make one
+ * publish it, whichever instance ran them). Every instance polling a topic runs all of its buckets' pollers: promotion is one atomic script,
  * so they never move a job twice, and the topic keeps moving as long as any instance is up.
  */
 public final class DuePollers implements AutoCloseable {
