@@ -121,8 +121,9 @@ public final class ContainerOptions {
 		/**
 		 * Sets how many claimed jobs may wait for a free worker, beyond the {@code concurrency} running:
 		 * claiming ahead while every worker is busy lets one claim take many jobs, which is what lets a
-		 * container drain a backlog fast. A waiting job's lease (its TTR) already runs, so keep the waits
-		 * short against the TTR; a stopping container hands waiting jobs straight back. {@code 0} claims
+		 * container drain a backlog fast. A job's lease runs from its claim, so one that waited for a
+		 * worker over a tenth of its TTR has its lease renewed to a full TTR as its handler starts (one
+		 * {@code extend} call); a stopping container hands waiting jobs straight back. {@code 0} claims
 		 * only for free workers; {@code null} (the default) means as many as the concurrency.
 		 */
 		public Builder prefetch(Integer prefetch) {

@@ -1,8 +1,10 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -193,12 +195,46 @@ public class DelayQueueListenerContainer {
 		}
 		try {
 			if (this.waiting.remove(job.id()) != null) {
-				run(job);
+				ReservedJob renewed = renewLeaseAfterWaiting(job);
+				if (renewed != null) {
+					run(renewed);
+				}
+				else {
+					this.room.release();
+				}
 			}
 		}
 		finally {
 			this.freeWorkers.release();
 		}
+	}
+
+	/**
+	 * Gives a job that waited for a worker for over a tenth of its TTR a full TTR again from now, so that
+	 * claiming ahead never shortens the time its handler gets. Returns the job to run, or {@code null} when
+	 * its lease ran out while it waited (it was taken back, and another attempt will run it).
+	 */
+	private ReservedJob renewLeaseAfterWaiting(ReservedJob job) {
+		long waitedNanos = System.nanoTime() - job.claimedNanos();
+		if (waitedNanos < job.ttr().toNanos() / 10) {
+			return job;
+		}
+		Optional<Instant> deadline;
+		try {
+			deadline = this.queue.extend(job, job.ttr());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker; "
+					+ "running it on what is left of its lease", job.id(), this.topic, ex);
+			return job;
+		}
+		if (deadline.isEmpty()) {
+			logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran out; another attempt "
+					+ "runs it", job.id(), this.topic);
+			return null;
+		}
+		return new ReservedJob(job.topic(), job.id(), job.payload(), job.attempt(), job.maxAttempts(), job.dueAt(),
+				deadline.get(), job.ttr(), job.leaseToken(), job.claimedAt(), job.claimedNanos());
 	}
 
 	private void run(ReservedJob job) {

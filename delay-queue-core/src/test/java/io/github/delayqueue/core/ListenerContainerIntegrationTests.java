@@ -352,6 +352,39 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void aJobClaimedAheadGetsItsWholeTtrOnceAWorkerTakesIt() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		List<String> refusedFinishes = new CopyOnWriteArrayList<>();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "slow", (job) -> {
+			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			Thread.sleep(1400);
+		}, ContainerOptions.builder().concurrency(1).prefetch(1).observer(new JobObserver() {
+			@Override
+			public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+				if (!finished) {
+					refusedFinishes.add(job.id());
+				}
+			}
+		}).build());
+		container.start();
+		this.containers.add(container);
+
+		// the second job is claimed with the first and waits 1.4 s for the one worker: with its lease running
+		// from the claim, a 2 s TTR would run out 600 ms into its own 1.4 s run
+		queue.addAll(List.of(Job.builder("slow").id("first").payload("{}").ttr(Duration.ofSeconds(2)).build(),
+				Job.builder("slow").id("second").payload("{}").ttr(Duration.ofSeconds(2)).build()));
+
+		await().atMost(Duration.ofSeconds(8)).until(() -> queue.stats("slow").reserved() == 0
+				&& runs.size() == 2 && queue.stats("slow").delayed() + queue.stats("slow").ready() == 0);
+		Thread.sleep(1000);
+		assertThat(runs).containsOnlyKeys("first", "second");
+		assertThat(runs.values()).as("runs %s, refused finishes %s", runs, refusedFinishes)
+			.allSatisfy((count) -> assertThat(count).hasValue(1));
+		assertThat(refusedFinishes).isEmpty();
+	}
+
+	@Test
 	void onAnExecutorOfItsOwnTheContainerStillRunsNoMoreThanItsConcurrencyAtOnce() throws Exception {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		ExecutorService unbounded = Executors.newCachedThreadPool();
