@@ -17,10 +17,11 @@ import org.springframework.data.redis.connection.RedisConnection;
 
 /**
  * Claims one bucket's ready jobs for a {@link DelayQueueListenerContainer}: as many as the container has
- * room for (free workers, and the jobs it may hold waiting for one), and when there are none to claim, blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until
- * a script signals new ready work, or the maximum wait passes. The blocking wait holds one long-lived
- * connection of its own, so waiting never opens a connection per wait nor ties up the shared one.
- * Its thread is not a daemon: a started container keeps the JVM alive until it is stopped.
+ * room for (free workers, and the jobs it may hold waiting for one), and when there are none to claim,
+ * blocks in Redis ({@code BZPOPMIN} on the bucket's signal key) until a script signals new ready work, or
+ * the maximum wait passes. The blocking wait holds one long-lived connection of its own, so waiting never
+ * opens a connection per wait nor ties up the shared one. Its thread is not a daemon: a started container
+ * keeps the JVM alive until it is stopped.
  */
 final class BucketFetcher implements Runnable {
 

@@ -290,7 +290,7 @@ public class DelayQueue implements AutoCloseable {
 	 * replaced), in which case nothing changed
 	 */
 	public boolean finish(ReservedJob job) {
-		return this.operations.finish(bucketOf(job.topic(), job.id()), List.of(job)).get(0) == 1;
+		return finishAll(List.of(job)).get(0);
 	}
 
 	/**

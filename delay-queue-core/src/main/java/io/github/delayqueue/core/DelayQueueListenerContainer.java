@@ -20,9 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Consumes one topic: runs up to {@code concurrency} jobs at once through a {@link JobHandler}, finishing
  * each job whose handler returns (in batches, through a {@link JobCompleter}) and failing each whose
- * handler throws. One {@link BucketFetcher} per
- * bucket claims jobs as workers free up and otherwise blocks in Redis until work is signalled; the
- * container also starts this instance's pollers of the topic.
+ * handler throws. One {@link BucketFetcher} per bucket claims jobs as workers free up and otherwise blocks
+ * in Redis until work is signalled; the container also starts this instance's pollers of the topic.
  *
  * <p>While every worker is busy, the fetchers claim up to {@link ContainerOptions#prefetch() prefetch}
  * more jobs to wait for one, so that a backlog is drained in large claims.
@@ -46,7 +45,7 @@ public class DelayQueueListenerContainer {
 
 	private final ReentrantLock lifecycleLock = new ReentrantLock();
 
-	/** Permits for claimed jobs not yet settled: concurrency plus prefetch. A fetcher claims one job per permit. */
+	/** Permits for claimed jobs not yet settled, concurrency plus prefetch: one job claimed per permit. */
 	private final Semaphore room;
 
 	/** Permits for running handlers: concurrency. */
@@ -233,8 +232,7 @@ public class DelayQueueListenerContainer {
 					+ "runs it", job.id(), this.topic);
 			return null;
 		}
-		return new ReservedJob(job.topic(), job.id(), job.payload(), job.attempt(), job.maxAttempts(), job.dueAt(),
-				deadline.get(), job.ttr(), job.leaseToken(), job.claimedAt(), job.claimedNanos());
+		return job.withLeaseDeadline(deadline.get());
 	}
 
 	private void run(ReservedJob job) {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,10 +34,8 @@ final class JobCompleter implements Runnable {
 
 	private final LinkedBlockingQueue<Completion> handedOver = new LinkedBlockingQueue<>();
 
+	/** Room for jobs handed over; each holds a permit until its finish is settled. */
 	private final Semaphore room = new Semaphore(CAPACITY);
-
-	/** Jobs handed over whose completion has not been told yet. */
-	private final AtomicInteger pending = new AtomicInteger();
 
 	private final Thread thread;
 
@@ -64,7 +61,6 @@ final class JobCompleter implements Runnable {
 		this.room.acquire();
 		synchronized (this) {
 			if (this.running) {
-				this.pending.incrementAndGet();
 				this.handedOver.add(completion);
 				return true;
 			}
@@ -78,7 +74,7 @@ final class JobCompleter implements Runnable {
 	 * {@code deadlineNanos} on {@link System#nanoTime()}.
 	 */
 	void awaitIdle(long deadlineNanos) {
-		while (this.pending.get() > 0 && System.nanoTime() < deadlineNanos) {
+		while (this.room.availablePermits() < CAPACITY && System.nanoTime() < deadlineNanos) {
 			try {
 				Thread.sleep(1);
 			}
@@ -122,7 +118,6 @@ final class JobCompleter implements Runnable {
 				return;
 			}
 			finally {
-				this.pending.addAndGet(-batch.size());
 				this.room.release(batch.size());
 				batch.clear();
 			}

@@ -33,6 +33,15 @@ public record ReservedJob(String topic, String id, String payload, int attempt, 
 	}
 
 	/**
+	 * Returns this claim with its lease running until {@code leaseDeadline}, as {@link DelayQueue#extend}
+	 * set it.
+	 */
+	public ReservedJob withLeaseDeadline(Instant leaseDeadline) {
+		return new ReservedJob(this.topic, this.id, this.payload, this.attempt, this.maxAttempts, this.dueAt,
+				leaseDeadline, this.ttr, this.leaseToken, this.claimedAt, this.claimedNanos);
+	}
+
+	/**
 	 * Returns whether this is the last attempt the job is allowed.
 	 */
 	public boolean isLastAttempt() {

@@ -19,11 +19,14 @@ local now = now_ms()
 local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
                  bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
 
+local function unreadable_entry_reason(entry)
+  return 'in ready with an unreadable pool entry: ' .. string.sub(entry, 1, 100)
+end
+
 -- The meta and payload of a job to claim, or nil and why it cannot be claimed: 'stale' (its meta names
 -- another state) or the reason it is corrupt.
 local function claimable_meta(raw, entry, due, known_policies)
   local number, body = entry_split(entry)
-  local unreadable_entry = 'in ready with an unreadable pool entry: ' .. string.sub(tostring(entry), 1, 100)
   if raw then
     local m = meta_decode(raw)
     if not m then
@@ -33,14 +36,14 @@ local function claimable_meta(raw, entry, due, known_policies)
     elseif not entry then
       return nil, 'in ready without a payload'
     elseif not body then
-      return nil, unreadable_entry
+      return nil, unreadable_entry_reason(entry)
     end
     return m, body
   end
   if not entry then
     return nil, corrupt_reason('in ready', nil)
   elseif not number or number == '' then
-    return nil, unreadable_entry
+    return nil, unreadable_entry_reason(entry)
   end
   local m = first_meta(policies, number, 'R', due, known_policies)
   if not m then
