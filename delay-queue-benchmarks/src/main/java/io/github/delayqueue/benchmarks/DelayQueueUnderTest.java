@@ -6,11 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
-import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;

@@ -32,7 +32,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * state change is one atomic Lua script on one bucket of the topic, timed by the Redis server's clock, so
  * any number of instances may share a topic. Thread-safe.
  *
- * <p>Producers call {@link #add(Job)}. Consumers usually run a {@link DelayQueueListenerContainer}; the
+ * <p>Producers call {@link #add(Job)}. Consumers usually run a
+ * {@link io.github.delayqueue.core.listener.DelayQueueListenerContainer}; the
  * consumer operations ({@link #claim(String, int)}, {@link #finish(ReservedJob)}, ...) are public for
  * those who drive their own loop, which must then also {@link #startPolling(String) poll} the topic.
  */
@@ -58,6 +59,10 @@ public class DelayQueue implements AutoCloseable {
 
 	private final DuePollers pollers;
 
+	private final StringRedisTemplate redis;
+
+	private final Duration blockingWait;
+
 	public DelayQueue(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, DelayQueueOptions.create());
 	}
@@ -69,7 +74,9 @@ public class DelayQueue implements AutoCloseable {
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		// the template's callbacks are ours and never close the connection: skip the per-call proxy
 		redis.setExposeConnection(true);
+		this.redis = redis;
 		this.operations = new BucketOperations(redis);
+		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
 	}
@@ -258,9 +265,19 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Claims up to {@code max} ready jobs of one bucket of the topic (from 0 to
+	 * {@link #bucketCount(String)} - 1), stamping the consumer's policy on each, for a consumer that watches
+	 * each bucket on its own (see {@link #readySignal(String, int)}).
+	 */
+	public ClaimBatch claim(String topic, int bucket, int max, JobPolicy policy) {
+		ClaimResult claimed = claim(bucketAt(topic, bucket), max, policy);
+		return new ClaimBatch(claimed.jobs(), claimed.readyLeft());
+	}
+
+	/**
 	 * Claims up to {@code max} jobs of one bucket, in batches; the result's corrupt ids are already logged.
 	 */
-	ClaimResult claim(BucketKeys bucket, int max, JobPolicy policy) {
+	private ClaimResult claim(BucketKeys bucket, int max, JobPolicy policy) {
 		List<ReservedJob> claimed = new ArrayList<>();
 		ClaimResult batch;
 		int asked;
@@ -435,12 +452,17 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Starts this instance's pollers of the topic: they move its jobs from delayed to ready as they fall
-	 * due and take back jobs whose lease expired. Listener containers do this for their topic.
+	 * due and take back jobs whose lease expired. Listener containers do this for their topic. Polling is
+	 * counted: it goes on until {@link #stopPolling(String)} was called once per call of this method.
 	 */
 	public void startPolling(String topic) {
 		this.pollers.start(Job.checkTopic(topic));
 	}
 
+	/**
+	 * Withdraws one {@link #startPolling(String)}; the last one withdrawn stops this instance's pollers of
+	 * the topic.
+	 */
 	public void stopPolling(String topic) {
 		this.pollers.stop(topic);
 	}
@@ -450,14 +472,36 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the keys of every bucket of a topic, for containers that watch each bucket.
+	 * Returns how many buckets the topic is split into.
 	 */
-	List<BucketKeys> buckets(String topic) {
-		return this.keys.buckets(Job.checkTopic(topic));
+	public int bucketCount(String topic) {
+		return this.keys.buckets(Job.checkTopic(topic)).size();
 	}
 
-	RedisConnectionFactory connectionFactory() {
-		return this.connectionFactory;
+	/**
+	 * Returns a new {@link ReadySignal} of one bucket of the topic, for one consumer thread to block on
+	 * until jobs are ready there.
+	 */
+	public ReadySignal readySignal(String topic, int bucket) {
+		return new ReadySignal(this.connectionFactory, this.redis, bucketAt(topic, bucket).signal(),
+				this.blockingWait);
+	}
+
+	/**
+	 * Returns how long a blocking wait in Redis lasts at most: {@code maxWait}, shortened to stay within the
+	 * connection's command timeout (a blocking command that outlasts it fails).
+	 */
+	public Duration blockingWait() {
+		return this.blockingWait;
+	}
+
+	private BucketKeys bucketAt(String topic, int bucket) {
+		List<BucketKeys> buckets = this.keys.buckets(Job.checkTopic(topic));
+		if (bucket < 0 || bucket >= buckets.size()) {
+			throw new IllegalArgumentException("bucket: topic \"" + topic + "\" has buckets 0 to "
+					+ (buckets.size() - 1) + ", was " + bucket);
+		}
+		return buckets.get(bucket);
 	}
 
 	/**

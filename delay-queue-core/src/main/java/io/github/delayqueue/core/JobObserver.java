@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Hears what happens to jobs, for metrics and tracing: what a {@link DelayQueue} adds and cancels (set with
- * {@link DelayQueueOptions.Builder#observer(JobObserver)}) and what a {@link DelayQueueListenerContainer}
- * does with each job it runs (set with {@link ContainerOptions.Builder#observer(JobObserver)}). Called on
+ * {@link DelayQueueOptions.Builder#observer(JobObserver)}) and what a {@link io.github.delayqueue.core.listener.DelayQueueListenerContainer}
+ * does with each job it runs (set with {@link io.github.delayqueue.core.listener.ContainerOptions.Builder#observer(JobObserver)}). Called on
  * the thread doing the work; implementations must be quick and must not throw.
  */
 public interface JobObserver {

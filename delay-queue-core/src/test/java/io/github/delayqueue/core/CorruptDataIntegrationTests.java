@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import org.junit.jupiter.api.AfterEach;

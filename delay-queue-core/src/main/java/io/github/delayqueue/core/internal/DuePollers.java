@@ -2,6 +2,7 @@ package io.github.delayqueue.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,9 @@ public final class DuePollers implements AutoCloseable {
 
 	private final Set<String> subscribedTopics = new HashSet<>();
 
+	/** How many callers asked to poll each topic and have not yet asked to stop. */
+	private final Map<String, Integer> users = new HashMap<>();
+
 	private ScheduledExecutorService scheduler;
 
 	private RedisMessageListenerContainer subscriptions;
@@ -66,10 +70,12 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	/**
-	 * Starts polling every bucket of the topic, if this instance does not already.
+	 * Starts polling every bucket of the topic, if this instance does not already. Polling is counted: it
+	 * goes on until every caller of this method has called {@link #stop(String)}, so that two containers of
+	 * one topic can start and stop independently.
 	 */
 	public synchronized void start(String topic) {
-		if (this.topics.containsKey(topic)) {
+		if (this.users.merge(topic, 1, Integer::sum) > 1) {
 			return;
 		}
 		if (this.scheduler == null) {
@@ -82,7 +88,7 @@ public final class DuePollers implements AutoCloseable {
 					this.trimmer))
 			.toList();
 		if (this.subscribedTopics.add(topic)) {
-			// kept until close: a wake-up for a topic no longer polled is ignored, and unsubscribing
+			// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and unsubscribing
 			// would block for the command timeout when Redis is down
 			MessageListener listener = (message, pattern) -> wake(topic, message);
 			this.subscriptions.addMessageListener(listener, new ChannelTopic(this.keys.wakeChannel(topic)));
@@ -92,9 +98,20 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	/**
-	 * Stops polling the topic. Its jobs keep their state in Redis for any other instance to move.
+	 * Stops polling the topic once every caller of {@link #start(String)} has called this. Its jobs keep their
+	 * state in Redis for any other instance to move.
 	 */
 	public synchronized void stop(String topic) {
+		Integer left = this.users.computeIfPresent(topic, (name, count) -> (count > 1) ? count - 1 : null);
+		if (left == null) {
+			stopPolling(topic);
+			if (this.topics.isEmpty()) {
+				stopSharedThreads();
+			}
+		}
+	}
+
+	private void stopPolling(String topic) {
 		TopicPollers stopped = this.topics.remove(topic);
 		if (stopped != null) {
 			stopped.pollers().forEach((poller) -> poller.stop(STOP_TIMEOUT));
@@ -134,7 +151,16 @@ public final class DuePollers implements AutoCloseable {
 
 	@Override
 	public synchronized void close() {
-		List.copyOf(this.topics.keySet()).forEach(this::stop);
+		this.users.clear();
+		List.copyOf(this.topics.keySet()).forEach(this::stopPolling);
+		stopSharedThreads();
+	}
+
+	/**
+	 * Stops the timer threads and the wake-up subscription (its connection and thread), once no topic is
+	 * polled: a stopped instance holds nothing it started.
+	 */
+	private void stopSharedThreads() {
 		if (this.scheduler != null) {
 			try {
 				this.subscriptions.destroy();

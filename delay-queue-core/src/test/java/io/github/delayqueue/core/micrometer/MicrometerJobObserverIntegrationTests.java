@@ -8,15 +8,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.BackOff;
-import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
-import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.IfExists;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.UnrecoverableJobException;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.BackOff;
-import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
-import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.core.micrometer.JobObservationConvention;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;

@@ -3,11 +3,11 @@ package io.github.delayqueue.spring.config;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
-import io.github.delayqueue.core.DelayQueueListenerContainer;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.core.micrometer.JobObservationConvention;
 import io.github.delayqueue.core.micrometer.ObservedJobHandler;
 import io.github.delayqueue.spring.listener.adapter.DelayListenerMethodAdapter;

@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.github.delayqueue.core.DelayQueueListenerContainer;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

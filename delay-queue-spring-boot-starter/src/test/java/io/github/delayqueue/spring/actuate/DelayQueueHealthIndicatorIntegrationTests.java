@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import io.github.delayqueue.core.DelayQueueListenerContainer;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration;

@@ -10,13 +10,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.core.BackOff;
-import io.github.delayqueue.core.ContainerOptions;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.micrometer.DefaultJobObservationConvention;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;

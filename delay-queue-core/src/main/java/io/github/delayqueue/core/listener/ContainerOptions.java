@@ -1,7 +1,10 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.core.listener;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
+
+import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.JobPolicy;
 
 /**
  * Settings of a {@link DelayQueueListenerContainer}: immutable, made with {@link #builder()}.
@@ -143,8 +146,9 @@ public final class ContainerOptions {
 		}
 
 		/**
-		 * Sets the executor that runs handlers, such as one of virtual threads. The container still runs at
-		 * most {@code concurrency} jobs at once on it, and does not shut it down.
+		 * Sets the executor that runs handlers, such as one of virtual threads: the container runs its
+		 * {@code concurrency} workers on it, each a task that lasts until the container stops, so the
+		 * executor must be able to run that many tasks at once. The container does not shut it down.
 		 */
 		public Builder workerExecutor(Executor workerExecutor) {
 			this.workerExecutor = workerExecutor;

@@ -1,0 +1,51 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Decides how long a consumer's blocking wait in Redis may last: {@code maxWait}, unless the connection's
+ * command timeout is shorter, in which case a wait would fail as a timed-out command every time, so it is
+ * shortened to three quarters of that timeout and the configuration is reported once.
+ */
+final class BlockingWait {
+
+	private static final Logger logger = LoggerFactory.getLogger(BlockingWait.class);
+
+	private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis",
+			BlockingWait.class.getClassLoader());
+
+	private BlockingWait() {
+	}
+
+	static Duration within(Duration maxWait, RedisConnectionFactory connectionFactory) {
+		Duration commandTimeout = commandTimeout(connectionFactory);
+		if (commandTimeout == null || commandTimeout.isZero() || maxWait.compareTo(commandTimeout) < 0) {
+			return maxWait;
+		}
+		Duration wait = Duration.ofMillis(Math.max(1, commandTimeout.toMillis() * 3 / 4));
+		logger.warn("delay-queue.max-wait ({}) is not shorter than the Redis command timeout ({}, "
+				+ "spring.data.redis.timeout), and a blocking wait that outlasts it fails: consumers wait at most {} "
+				+ "at a time instead. Raise spring.data.redis.timeout or lower delay-queue.max-wait to silence this.",
+				maxWait, commandTimeout, wait);
+		return wait;
+	}
+
+	private static Duration commandTimeout(RedisConnectionFactory connectionFactory) {
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return lettuce.getClientConfiguration().getCommandTimeout();
+		}
+		if (JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis) {
+			return jedis.getClientConfiguration().getReadTimeout();
+		}
+		return null;
+	}
+
+}

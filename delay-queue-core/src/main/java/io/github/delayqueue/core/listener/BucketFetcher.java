@@ -1,0 +1,180 @@
+package io.github.delayqueue.core.listener;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.core.ClaimBatch;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.ReadySignal;
+import io.github.delayqueue.core.ReservedJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims one bucket's ready jobs for a container: takes room for up to {@code mostPerClaim} jobs, claims
+ * that many, books each in {@link Claims}, and when the bucket has no more ready jobs, blocks on the
+ * bucket's {@link ReadySignal} until a script signals ready work or the wait passes. Only this thread
+ * waits on the signal's connection and only it closes it; a stop ends the wait by signalling the bucket.
+ * A signal taken while the container has no room is passed on, so that another consumer (in this
+ * instance or another) that can use it wakes instead.
+ *
+ * <p>Its thread is not a daemon: like a Kafka consumer, a running container keeps an application without
+ * a web server alive.
+ */
+final class BucketFetcher implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(BucketFetcher.class);
+
+	/** How often a stop signals the bucket again while the fetcher still waits (another consumer took it). */
+	private static final long STOP_SIGNAL_INTERVAL_MILLIS = 20;
+
+	private final DelayQueue queue;
+
+	private final String topic;
+
+	private final int bucket;
+
+	private final JobPolicy policy;
+
+	private final Claims claims;
+
+	private final int mostPerClaim;
+
+	private final long longestPauseMillis;
+
+	private final ReadySignal signal;
+
+	private final Thread thread;
+
+	private volatile boolean running = true;
+
+	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
+	private final CountDownLatch stopped = new CountDownLatch(1);
+
+	BucketFetcher(DelayQueue queue, String topic, int bucket, JobPolicy policy, Claims claims, int mostPerClaim) {
+		this.queue = queue;
+		this.topic = topic;
+		this.bucket = bucket;
+		this.policy = policy;
+		this.claims = claims;
+		this.mostPerClaim = mostPerClaim;
+		this.longestPauseMillis = queue.options().maxWait().toMillis();
+		this.signal = queue.readySignal(topic, bucket);
+		this.thread = new Thread(this, "delay-queue-" + topic + "-fetch-" + bucket);
+		this.thread.setDaemon(false);
+	}
+
+	void start() {
+		this.thread.start();
+	}
+
+	/**
+	 * Claims no more jobs: the fetcher ends after the call it is in, if any. A claim already sent is let
+	 * finish (never interrupted), so that its jobs are booked and handed back rather than left leased.
+	 */
+	void stopClaiming() {
+		this.running = false;
+		this.stopped.countDown();
+	}
+
+	/**
+	 * Ends the fetcher's wait on the bucket's signal by signalling the bucket, again until the fetcher has
+	 * ended (another consumer may take a signal first), and waits for it until {@code deadlineNanos} on
+	 * {@link System#nanoTime()}. When Redis cannot be reached the fetcher's wait ends by itself within
+	 * {@link DelayQueue#blockingWait()}.
+	 * @return whether the fetcher has ended
+	 */
+	boolean awaitEnd(long deadlineNanos) throws InterruptedException {
+		while (this.thread.isAlive() && System.nanoTime() < deadlineNanos) {
+			try {
+				this.signal.signal();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not signal topic \"{}\" bucket {} to end its fetcher's wait", this.topic,
+						this.bucket, ex);
+			}
+			long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+			this.thread.join(Math.max(1, Math.min(STOP_SIGNAL_INTERVAL_MILLIS, left)));
+		}
+		return !this.thread.isAlive();
+	}
+
+	@Override
+	public void run() {
+		int failures = 0;
+		try {
+			while (this.running) {
+				try {
+					boolean moreReady = claim();
+					if (!moreReady && this.running) {
+						awaitSignal();
+					}
+					if (failures > 0) {
+						logger.info("Fetcher of topic \"{}\" bucket {} reaches Redis again after {} failed attempt(s)",
+								this.topic, this.bucket, failures);
+						failures = 0;
+					}
+				}
+				catch (RuntimeException ex) {
+					if (!this.running) {
+						break;
+					}
+					failures++;
+					if (failures == 1) {
+						logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers", this.topic,
+								this.bucket, ex);
+					}
+					pause(Math.min(this.longestPauseMillis, 100L << Math.min(failures - 1, 6)));
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			// nothing interrupts a fetcher but a JVM going down
+		}
+		finally {
+			this.signal.close();
+		}
+	}
+
+	/**
+	 * Claims as many jobs as the container has room for, up to {@code mostPerClaim}, waiting for room for at
+	 * least one. Returns whether ready jobs are left to claim.
+	 */
+	private boolean claim() throws InterruptedException {
+		int room = this.claims.takeRoom(this.mostPerClaim);
+		if (room == 0) {
+			this.running = false; // the container stops
+			return false;
+		}
+		ClaimBatch batch;
+		try {
+			batch = this.queue.claim(this.topic, this.bucket, room, this.policy);
+		}
+		catch (RuntimeException ex) {
+			this.claims.giveBackRoom(room);
+			throw ex;
+		}
+		this.claims.giveBackRoom(room - batch.jobs().size());
+		for (ReservedJob job : batch.jobs()) {
+			this.claims.admit(job);
+		}
+		return !batch.jobs().isEmpty() && batch.readyLeft() > 0;
+	}
+
+	private void awaitSignal() {
+		boolean signalled = this.signal.await();
+		if (signalled && (!this.running || this.claims.freeRoom() == 0)) {
+			this.signal.signal(); // the signal may announce work this container cannot take now
+		}
+	}
+
+	private void pause(long millis) throws InterruptedException {
+		this.stopped.await(millis, TimeUnit.MILLISECONDS);
+	}
+
+	static int mostPerClaim(int capacity, int buckets) {
+		return Math.max(1, (capacity + buckets - 1) / buckets);
+	}
+
+}

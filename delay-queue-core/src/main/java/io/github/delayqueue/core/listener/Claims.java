@@ -1,0 +1,197 @@
+package io.github.delayqueue.core.listener;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.ReservedJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The book of one container's claims while it runs: the room they take, the claims waiting for a worker,
+ * every claim held, and how each ended. Ending a claim ({@link #end}) is the one place a claim's room is
+ * given back, so a place is returned exactly once, by the claim's owner.
+ */
+final class Claims {
+
+	private static final Logger logger = LoggerFactory.getLogger(Claims.class);
+
+	/** Tells a worker taking from {@link #waiting} that the container stops. */
+	private static final Claim NO_MORE_WORK = new Claim(null);
+
+	private final DelayQueue queue;
+
+	private final String topic;
+
+	private final Room room;
+
+	private final BlockingQueue<Claim> waiting = new LinkedBlockingQueue<>();
+
+	private final Set<Claim> held = ConcurrentHashMap.newKeySet();
+
+	private final AtomicLong claimed;
+
+	private final Map<ClaimOutcome, AtomicLong> ended;
+
+	/** Guarded by this: whether claims are still queued for workers. */
+	private boolean open = true;
+
+	Claims(DelayQueue queue, String topic, int capacity, AtomicLong claimed, Map<ClaimOutcome, AtomicLong> ended) {
+		this.queue = queue;
+		this.topic = topic;
+		this.room = new Room(capacity);
+		this.claimed = claimed;
+		this.ended = ended;
+	}
+
+	static Map<ClaimOutcome, AtomicLong> newCounts() {
+		Map<ClaimOutcome, AtomicLong> counts = new EnumMap<>(ClaimOutcome.class);
+		for (ClaimOutcome outcome : ClaimOutcome.values()) {
+			counts.put(outcome, new AtomicLong());
+		}
+		return counts;
+	}
+
+	/**
+	 * Waits for room for at least one job and takes room for up to {@code most}, for a claim.
+	 * @return the room taken, or 0 once the container stops
+	 */
+	int takeRoom(int most) throws InterruptedException {
+		return this.room.take(most);
+	}
+
+	/**
+	 * Gives back room a claim took but did not fill.
+	 */
+	void giveBackRoom(int places) {
+		if (places > 0) {
+			this.room.giveBack(places);
+		}
+	}
+
+	int freeRoom() {
+		return this.room.free();
+	}
+
+	/**
+	 * Books a job its fetcher has just claimed, each in room the fetcher took: it waits for a worker, or,
+	 * once the container stops, goes straight back to ready.
+	 */
+	void admit(ReservedJob job) {
+		Claim claim = new Claim(job);
+		this.held.add(claim);
+		this.claimed.incrementAndGet();
+		synchronized (this) {
+			if (this.open) {
+				this.waiting.add(claim);
+				return;
+			}
+		}
+		handBack(claim, "the container stopped as it claimed it");
+	}
+
+	/**
+	 * Takes the next claim waiting for a worker, waiting for one; the caller owns it.
+	 * @return the claim, or {@code null} when the container stops
+	 */
+	Claim nextWaiting() throws InterruptedException {
+		Claim claim = this.waiting.take();
+		return (claim != NO_MORE_WORK) ? claim : null;
+	}
+
+	/**
+	 * Queues no more claims for workers and stops the fetchers' waits for room; returns the claims still
+	 * waiting, now owned by the caller.
+	 */
+	List<Claim> close() {
+		List<Claim> drained = new ArrayList<>();
+		synchronized (this) {
+			this.open = false;
+			this.waiting.drainTo(drained);
+		}
+		this.room.close();
+		drained.removeIf((claim) -> claim == NO_MORE_WORK);
+		return drained;
+	}
+
+	/**
+	 * Tells {@code workers} workers, once they are done with what they run, that no more claims come.
+	 */
+	void releaseWorkers(int workers) {
+		for (int i = 0; i < workers; i++) {
+			this.waiting.add(NO_MORE_WORK);
+		}
+	}
+
+	/**
+	 * Hands an owned claim's job straight back to ready, without counting the attempt, and ends the claim.
+	 */
+	void handBack(Claim claim, String why) {
+		ReservedJob job = claim.job();
+		boolean released;
+		try {
+			released = this.queue.release(job);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again when its lease expires",
+					job.id(), this.topic, why, ex);
+			end(claim, ClaimOutcome.UNSETTLED);
+			return;
+		}
+		if (released) {
+			logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(), this.topic, why);
+		}
+		end(claim, released ? ClaimOutcome.HANDED_BACK : ClaimOutcome.LEASE_LOST);
+	}
+
+	/**
+	 * Ends an owned claim and gives its room back.
+	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
+	 */
+	void end(Claim claim, ClaimOutcome outcome) {
+		if (!claim.end()) {
+			throw new IllegalStateException("The " + claim + " of topic \"" + this.topic + "\" ended twice");
+		}
+		this.ended.get(outcome).incrementAndGet();
+		this.held.remove(claim);
+		this.room.giveBack(1);
+		if (this.held.isEmpty()) {
+			synchronized (this) {
+				notifyAll();
+			}
+		}
+	}
+
+	/**
+	 * Waits until no claim is held, at most until {@code deadlineNanos} on {@link System#nanoTime()}.
+	 * @return whether none is held
+	 */
+	synchronized boolean awaitNoneHeld(long deadlineNanos) throws InterruptedException {
+		long left;
+		while (!this.held.isEmpty() && (left = deadlineNanos - System.nanoTime()) > 0) {
+			TimeUnit.NANOSECONDS.timedWait(this, left);
+		}
+		return this.held.isEmpty();
+	}
+
+	/**
+	 * Returns the claims whose handlers are running now.
+	 */
+	List<Claim> running() {
+		return this.held.stream().filter(Claim::isRunning).toList();
+	}
+
+	int held() {
+		return this.held.size();
+	}
+
+}

@@ -1,0 +1,237 @@
+package io.github.delayqueue.core.listener;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.IntStream;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.internal.Threads;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one topic: runs up to {@code concurrency} jobs at once through a {@link JobHandler}. One
+ * {@link BucketFetcher} per bucket claims jobs while the container has room and otherwise blocks in Redis
+ * until work is signalled; {@code concurrency} {@link Worker}s run the handlers; a {@link JobCompleter}
+ * finishes returned jobs in batches. While every worker is busy, the fetchers claim up to
+ * {@link ContainerOptions#prefetch() prefetch} more jobs to wait for one, so a backlog goes in large claims.
+ * The container also polls its topic (see {@link DelayQueue#startPolling(String)}) while it runs.
+ *
+ * <p>{@link #stop()} stops claiming at once and hands the jobs waiting for a worker straight back to ready,
+ * lets running handlers finish within the shutdown timeout, then hands the jobs of handlers still running
+ * back too (none of them counts as an attempt) and interrupts those handlers. When it returns, every
+ * thread it started has ended (unless a handler ignores interruption, or Redis hangs a call) and every
+ * claim has ended; see {@link #claimCounts()}.
+ */
+public class DelayQueueListenerContainer {
+
+	private static final Logger logger = LoggerFactory.getLogger(DelayQueueListenerContainer.class);
+
+	/** How long a stop waits for interrupted handlers to return. */
+	private static final long INTERRUPTED_HANDLER_GRACE_MILLIS = 1000;
+
+	private final DelayQueue queue;
+
+	private final String topic;
+
+	private final JobHandler handler;
+
+	private final ContainerOptions options;
+
+	private final ReentrantLock lifecycleLock = new ReentrantLock();
+
+	private final AtomicLong claimed = new AtomicLong();
+
+	private final Map<ClaimOutcome, AtomicLong> ended = Claims.newCounts();
+
+	private volatile boolean running;
+
+	private volatile Claims claims;
+
+	private List<BucketFetcher> fetchers = List.of();
+
+	private JobCompleter completer;
+
+	private CountDownLatch workersEnded;
+
+	private ExecutorService ownWorkers;
+
+	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
+		this.queue = queue;
+		this.topic = Job.checkTopic(topic);
+		this.handler = handler;
+		this.options = options;
+	}
+
+	public String getTopic() {
+		return this.topic;
+	}
+
+	public ContainerOptions getContainerOptions() {
+		return this.options;
+	}
+
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Returns how this container's claims ended so far, and how many it holds now.
+	 */
+	public ClaimCounts claimCounts() {
+		Claims current = this.claims;
+		return new ClaimCounts(this.claimed.get(), count(ClaimOutcome.FINISHED), count(ClaimOutcome.RETRIED),
+				count(ClaimOutcome.DEAD), count(ClaimOutcome.HANDED_BACK), count(ClaimOutcome.LEASE_LOST),
+				count(ClaimOutcome.UNSETTLED), (current != null) ? current.held() : 0);
+	}
+
+	private long count(ClaimOutcome outcome) {
+		return this.ended.get(outcome).get();
+	}
+
+	public final void start() {
+		this.lifecycleLock.lock();
+		try {
+			if (!this.running) {
+				doStart();
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	public final void stop() {
+		this.lifecycleLock.lock();
+		try {
+			if (this.running) {
+				doStop();
+			}
+		}
+		finally {
+			this.lifecycleLock.unlock();
+		}
+	}
+
+	protected void doStart() {
+		int concurrency = this.options.concurrency();
+		int capacity = concurrency + this.options.prefetch();
+		Claims claims = new Claims(this.queue, this.topic, capacity, this.claimed, this.ended);
+		this.claims = claims;
+		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims);
+		this.completer.start();
+		this.workersEnded = new CountDownLatch(concurrency);
+		Executor executor = this.options.workerExecutor();
+		if (executor == null) {
+			this.ownWorkers = Executors.newFixedThreadPool(concurrency,
+					Threads.named("delay-queue-" + this.topic + "-worker-", true));
+			executor = this.ownWorkers;
+		}
+		try {
+			for (int i = 0; i < concurrency; i++) {
+				executor.execute(new Worker(this.queue, this.topic, this.handler, this.options.observer(), claims,
+						this.completer, this.workersEnded));
+			}
+		}
+		catch (RejectedExecutionException ex) {
+			claims.close();
+			claims.releaseWorkers(concurrency);
+			this.completer.stop(System.nanoTime());
+			if (this.ownWorkers != null) {
+				this.ownWorkers.shutdownNow();
+				this.ownWorkers = null;
+			}
+			throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
+					+ concurrency + " workers at once; give the container an executor that can, such as one of "
+					+ "virtual threads", ex);
+		}
+		this.queue.startPolling(this.topic);
+		int buckets = this.queue.bucketCount(this.topic);
+		int mostPerClaim = BucketFetcher.mostPerClaim(capacity, buckets);
+		this.fetchers = IntStream.range(0, buckets)
+			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
+					mostPerClaim))
+			.toList();
+		this.fetchers.forEach(BucketFetcher::start);
+		this.running = true;
+		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
+	}
+
+	protected void doStop() {
+		this.running = false;
+		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
+		Claims claims = this.claims;
+		this.fetchers.forEach(BucketFetcher::stopClaiming);
+		List<Claim> waiting = claims.close();
+		waiting.forEach((claim) -> claims.handBack(claim, "the container stopped before a worker took it"));
+		if (!waiting.isEmpty()) {
+			logger.info("Handed {} claimed job(s) of topic \"{}\" back to ready: the container stopped before a "
+					+ "worker took them", waiting.size(), this.topic);
+		}
+		try {
+			awaitFetchers(deadline);
+			claims.releaseWorkers(this.options.concurrency());
+			if (!claims.awaitNoneHeld(deadline)) {
+				takeOverRunningHandlers(claims);
+			}
+			if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
+				logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
+						+ "again when their lease expires", this.topic, claims.held());
+			}
+			awaitWorkers();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			if (this.ownWorkers != null) {
+				this.ownWorkers.shutdownNow();
+				this.ownWorkers = null;
+			}
+			this.queue.stopPolling(this.topic);
+		}
+		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
+	}
+
+	private void awaitFetchers(long deadline) throws InterruptedException {
+		for (BucketFetcher fetcher : this.fetchers) {
+			if (!fetcher.awaitEnd(deadline)) {
+				logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it ends by itself within {}",
+						this.topic, this.queue.blockingWait());
+			}
+		}
+	}
+
+	/**
+	 * Hands back the jobs of handlers that outlived the shutdown timeout, and interrupts those handlers;
+	 * whatever they do after is refused, since their claims have ended.
+	 */
+	private void takeOverRunningHandlers(Claims claims) {
+		for (Claim claim : claims.running()) {
+			if (claim.settle()) {
+				claims.handBack(claim, "the container stopped before its handler finished");
+				logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its "
+						+ "handler finished; interrupting the handler", claim.job().id(), this.topic);
+				claim.worker().interrupt();
+			}
+		}
+	}
+
+	private void awaitWorkers() throws InterruptedException {
+		if (!this.workersEnded.await(INTERRUPTED_HANDLER_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+			logger.warn("{} worker(s) of topic \"{}\" still run a handler that ignored its interruption",
+					this.workersEnded.getCount(), this.topic);
+		}
+	}
+
+}

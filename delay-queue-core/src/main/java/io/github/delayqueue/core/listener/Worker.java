@@ -1,0 +1,176 @@
+package io.github.delayqueue.core.listener;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.FailOutcome;
+import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.ReservedJob;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One of a container's {@code concurrency} workers: takes the claims waiting for a worker one at a time,
+ * runs each job's handler, then hands a job whose handler returned to the {@link JobCompleter} and fails
+ * one whose handler threw. Runs until the container tells it no more claims come.
+ */
+final class Worker implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(Worker.class);
+
+	private final DelayQueue queue;
+
+	private final String topic;
+
+	private final JobHandler handler;
+
+	private final JobObserver observer;
+
+	private final Claims claims;
+
+	private final JobCompleter completer;
+
+	private final CountDownLatch exited;
+
+	Worker(DelayQueue queue, String topic, JobHandler handler, JobObserver observer, Claims claims,
+			JobCompleter completer, CountDownLatch exited) {
+		this.queue = queue;
+		this.topic = topic;
+		this.handler = handler;
+		this.observer = observer;
+		this.claims = claims;
+		this.completer = completer;
+		this.exited = exited;
+	}
+
+	@Override
+	public void run() {
+		try {
+			Claim claim;
+			while ((claim = this.claims.nextWaiting()) != null) {
+				try {
+					run(claim);
+				}
+				catch (RuntimeException ex) {
+					// only a broken ownership of claims gets here; the worker stays, so the container keeps
+					// its concurrency
+					logger.error("Worker of topic \"{}\" failed on the {}", this.topic, claim, ex);
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			// the container's own pool is shut down: nothing is left to run
+		}
+		finally {
+			this.exited.countDown();
+		}
+	}
+
+	private void run(Claim claim) {
+		if (!renewLeaseAfterWaiting(claim)) {
+			this.claims.end(claim, ClaimOutcome.LEASE_LOST);
+			return;
+		}
+		ReservedJob job = claim.job();
+		claim.start();
+		try {
+			this.observer.started(job);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex);
+		}
+		long start = System.nanoTime();
+		Throwable error = null;
+		try {
+			this.handler.handle(job);
+		}
+		catch (Throwable ex) {
+			error = ex;
+		}
+		Duration handlerTime = Duration.ofNanos(System.nanoTime() - start);
+		// a handler may leave its thread interrupted; the job's outcome does not depend on that, and the
+		// calls recording it must not be cut short by it
+		Thread.interrupted();
+		if (!claim.settle()) {
+			return; // a stop took the claim over after the shutdown timeout, and handed the job back
+		}
+		if (error == null) {
+			this.completer.complete(claim, handlerTime);
+		}
+		else {
+			fail(claim, error, handlerTime);
+		}
+	}
+
+	/**
+	 * Gives a job that waited for a worker for over a tenth of its TTR a full TTR again from now, so that
+	 * claiming ahead never shortens the time its handler gets. Returns {@code false} when its lease ran out
+	 * while it waited (it was taken back, and another claim runs it).
+	 */
+	private boolean renewLeaseAfterWaiting(Claim claim) {
+		ReservedJob job = claim.job();
+		long waitedNanos = System.nanoTime() - job.claimedNanos();
+		if (waitedNanos < job.ttr().toNanos() / 10) {
+			return true;
+		}
+		Optional<Instant> deadline;
+		try {
+			deadline = this.queue.extend(job, job.ttr());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker; "
+					+ "running it on what is left of its lease", job.id(), this.topic, ex);
+			return true;
+		}
+		if (deadline.isEmpty()) {
+			logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran out; another claim "
+					+ "runs it", job.id(), this.topic);
+			return false;
+		}
+		claim.renewed(job.withLeaseDeadline(deadline.get()));
+		return true;
+	}
+
+	private void fail(Claim claim, Throwable error, Duration handlerTime) {
+		ReservedJob job = claim.job();
+		FailOutcome outcome;
+		try {
+			outcome = this.queue.fail(job, error);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not record the failure of job \"{}\" on topic \"{}\"; it is retried when its lease "
+					+ "expires", job.id(), this.topic, ex);
+			this.claims.end(claim, ClaimOutcome.UNSETTLED);
+			return;
+		}
+		try {
+			this.observer.failed(job, handlerTime, error, outcome);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex);
+		}
+		switch (outcome) {
+			case RETRY_SCHEDULED -> {
+				logger.debug("Attempt {} of job \"{}\" on topic \"{}\" failed; retrying after its back-off",
+						job.attempt(), job.id(), this.topic, error);
+				this.claims.end(claim, ClaimOutcome.RETRIED);
+			}
+			case DEAD -> {
+				logger.warn("Job \"{}\" on topic \"{}\" went to the dead letters after attempt {} of {}", job.id(),
+						this.topic, job.attempt(), job.maxAttempts(), error);
+				this.claims.end(claim, ClaimOutcome.DEAD);
+			}
+			default -> {
+				logger.warn("The failure of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran "
+						+ "out, or it was cancelled or replaced), so another claim runs it", job.id(), this.topic,
+						job.ttr(), error);
+				this.claims.end(claim, ClaimOutcome.LEASE_LOST);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,303 @@
+package io.github.delayqueue.core.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The listener container's ownership of claims, permits, threads and connections, on real Redis: each
+ * test reproduces a way the container once lost capacity, a wake-up, a job's outcome or a connection.
+ */
+@RedisTest
+class ClaimOwnershipIntegrationTests {
+
+	private final List<DelayQueueListenerContainer> containers = new ArrayList<>();
+
+	private final List<DelayQueue> queues = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private RedisServer server;
+
+	private String prefix;
+
+	private String clientName;
+
+	@BeforeEach
+	void setUp(RedisServer server) {
+		this.server = server;
+		this.prefix = server.newKeyPrefix();
+		this.clientName = "dq-test-" + this.prefix.replace(':', '-');
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.containers.forEach(DelayQueueListenerContainer::stop);
+		this.queues.forEach(DelayQueue::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Test
+	void aJobClaimedAgainWhileItsFirstClaimWaitsForAWorkerLeavesTheContainerItsFullRoom() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger slowRuns = new AtomicInteger();
+		// one worker, five jobs waiting for it: each waits longer than its 300 ms TTR, so its lease runs out
+		// while it waits and the same container claims it again
+		DelayQueueListenerContainer container = start(queue, "reclaimed", (job) -> {
+			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			if (job.payload().equals("\"slow\"")) {
+				slowRuns.incrementAndGet();
+				Thread.sleep(250);
+			}
+			else {
+				release.await();
+			}
+		}, ContainerOptions.builder().concurrency(1).prefetch(5));
+		List<Job> slow = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			slow.add(Job.builder("reclaimed").id("slow-" + i).payload("\"slow\"").ttr(Duration.ofMillis(300)).build());
+		}
+		queue.addAll(slow);
+		await().atMost(Duration.ofSeconds(60)).until(() -> gone(queue, "reclaimed", slow));
+		assertThat(container.claimCounts().leaseLost()).as("claims whose lease ran out while they waited").isPositive();
+
+		for (int i = 0; i < 12; i++) {
+			queue.add(Job.builder("reclaimed").id("blocked-" + i).payload("\"blocked\"").build());
+		}
+
+		// one running and five waiting: the whole room, however many claims were overwritten before
+		await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats("reclaimed").reserved() == 6);
+		release.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats("reclaimed").ready() == 0
+				&& queue.stats("reclaimed").reserved() == 0 && container.claimCounts().held() == 0);
+		container.stop();
+		ClaimCounts counts = container.claimCounts();
+		assertThat(counts.ended()).isEqualTo(counts.claimed());
+		assertThat(counts.handedBack() + counts.unsettled() + counts.retried() + counts.dead()).isZero();
+	}
+
+	@Test
+	void aHandlerThatReturnsWithItsThreadInterruptedHasItsJobFinished() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		AtomicInteger runs = new AtomicInteger();
+		DelayQueueListenerContainer container = start(queue, "interrupted", (job) -> {
+			runs.incrementAndGet();
+			Thread.currentThread().interrupt();
+		}, ContainerOptions.builder().concurrency(1));
+
+		queue.add(Job.builder("interrupted").id("returns").payload("{}").maxAttempts(1).build());
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queue.find("interrupted", "returns").isEmpty()
+				|| queue.stats("interrupted").dead() > 0);
+		assertThat(queue.stats("interrupted").dead()).as("dead letters").isZero();
+		assertThat(container.claimCounts().finished()).isEqualTo(1);
+		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void startingAndStoppingAnIdleContainerLeavesNoConnectionBehindAndStopsPromptly() throws Exception {
+		assertStartStopCyclesLeaveNoConnection(factory(Duration.ofSeconds(10), false), 0);
+	}
+
+	@Test
+	void onAPooledConnectionFactoryStartingAndStoppingLeavesNoConnectionBehindAndStopsPromptly() throws Exception {
+		// the pool keeps the connections given back to it open, up to its idle limit: the first cycle fills it
+		assertStartStopCyclesLeaveNoConnection(factory(Duration.ofSeconds(10), true), 1);
+	}
+
+	private void assertStartStopCyclesLeaveNoConnection(LettuceConnectionFactory factory, int cyclesBeforeCounting)
+			throws Exception {
+		DelayQueue queue = queue(factory, DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
+		queue.stats("cycles"); // the shared connection is open from here on
+		for (int cycle = 0; cycle < cyclesBeforeCounting; cycle++) {
+			DelayQueueListenerContainer container = start(queue, "cycles", (job) -> {
+			}, ContainerOptions.builder());
+			await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
+			container.stop();
+		}
+		int before = connectionsNamed(this.clientName);
+		int pollerThreadsBefore = threadsNamed("delay-queue-poller-") + threadsNamed("delay-queue-wakeups-");
+		long slowestStopMillis = 0;
+		for (int cycle = 0; cycle < 20; cycle++) {
+			DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "cycles", (job) -> {
+			}, ContainerOptions.builder().concurrency(2).build());
+			container.start();
+			// let the fetcher block in Redis before stopping it
+			await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
+			long start = System.nanoTime();
+			container.stop();
+			slowestStopMillis = Math.max(slowestStopMillis, (System.nanoTime() - start) / 1_000_000);
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(connectionsNamed(this.clientName)).as("connections").isLessThanOrEqualTo(before));
+		// a stop that waited for a blocking wait to time out would take the 30 s max-wait
+		assertThat(slowestStopMillis).as("slowest stop (ms)").isLessThan(3000);
+		assertThat(threadsNamed("delay-queue-cycles-")).as("fetcher, worker and completer threads").isZero();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(threadsNamed("delay-queue-poller-") + threadsNamed("delay-queue-wakeups-"))
+				.as("poller and wake-up threads")
+				.isEqualTo(pollerThreadsBefore));
+	}
+
+	@Test
+	void aSignalTakenByABusyInstanceIsPassedOnToAnIdleOne() throws Exception {
+		DelayQueueOptions.Builder options = DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30));
+		DelayQueue busyQueue = queue(factory(Duration.ofSeconds(60), false), options);
+		DelayQueue idleQueue = queue(factory(Duration.ofSeconds(60), false), options);
+		CountDownLatch busyRunning = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		start(busyQueue, "handoff", (job) -> {
+			busyRunning.countDown();
+			release.await();
+		}, ContainerOptions.builder().concurrency(1).prefetch(0));
+		busyQueue.add(Job.builder("handoff").id("keeps-busy").payload("{}").build());
+		assertThat(busyRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		// the busy instance's fetcher now waits for a signal it cannot use; the idle one starts waiting after it
+		CountDownLatch idleRan = new CountDownLatch(1);
+		start(idleQueue, "handoff", (job) -> idleRan.countDown(), ContainerOptions.builder().concurrency(1));
+		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 2);
+
+		long start = System.nanoTime();
+		busyQueue.add(Job.builder("handoff").id("for-the-idle-one").payload("{}").build());
+
+		try {
+			// without the hand-off the idle instance waits out its 30 s max-wait
+			assertThat(idleRan.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void stoppingOneOfTwoContainersOfATopicKeepsTheTopicPolled() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false),
+				DelayQueueOptions.builder().maxWait(Duration.ofSeconds(1)));
+		CountDownLatch ran = new CountDownLatch(1);
+		DelayQueueListenerContainer first = start(queue, "shared", (job) -> {
+		}, ContainerOptions.builder());
+		start(queue, "shared", (job) -> ran.countDown(), ContainerOptions.builder());
+
+		first.stop();
+		queue.add(Job.builder("shared").payload("{}").delay(Duration.ofMillis(200)).build());
+
+		// nobody promotes the delayed job when the remaining container does not poll
+		assertThat(ran.await(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(queue.isPolling("shared")).isTrue();
+	}
+
+	@Test
+	void aCommandTimeoutShorterThanMaxWaitShortensTheWaitInsteadOfFailingEveryWait() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(1), false),
+				DelayQueueOptions.builder().maxWait(Duration.ofSeconds(5)));
+		assertThat(queue.blockingWait()).isEqualTo(Duration.ofMillis(750));
+		CountDownLatch ran = new CountDownLatch(1);
+		start(queue, "short-timeout", (job) -> ran.countDown(), ContainerOptions.builder());
+		// idle for several command timeouts: a wait failing each time would back its fetcher off up to 5 s
+		Thread.sleep(4000);
+		int timedOut = connectionsNamed(this.clientName);
+
+		long start = System.nanoTime();
+		queue.add(Job.builder("short-timeout").payload("{}").build());
+
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("with %s connections", timedOut)
+			.isLessThan(Duration.ofMillis(2500));
+	}
+
+	private boolean gone(DelayQueue queue, String topic, List<Job> jobs) {
+		return jobs.stream().allMatch((job) -> queue.find(topic, job.id()).isEmpty());
+	}
+
+	private DelayQueueListenerContainer start(DelayQueue queue, String topic, JobHandler handler,
+			ContainerOptions.Builder options) {
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, topic, handler,
+				options.shutdownTimeout(Duration.ofSeconds(5)).build());
+		container.start();
+		this.containers.add(container);
+		return container;
+	}
+
+	private DelayQueue queue(LettuceConnectionFactory factory, DelayQueueOptions.Builder options) {
+		DelayQueue queue = new DelayQueue(factory, options.keyPrefix(this.prefix).build());
+		this.queues.add(queue);
+		return queue;
+	}
+
+	private LettuceConnectionFactory factory(Duration commandTimeout, boolean pooled) {
+		LettuceClientConfiguration client = pooled
+				? LettucePoolingClientConfiguration.builder()
+					.poolConfig(new GenericObjectPoolConfig<>())
+					.commandTimeout(commandTimeout)
+					.clientName(this.clientName)
+					.build()
+				: LettuceClientConfiguration.builder().commandTimeout(commandTimeout).clientName(this.clientName).build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), this.server.port()), client);
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
+	}
+
+	private int connectionsNamed(String name) {
+		return clients(name, (command) -> true);
+	}
+
+	private int blockedClientsNamed(String name) {
+		return clients(name, "bzpopmin"::equals);
+	}
+
+	private int clients(String name, Predicate<String> command) {
+		LettuceConnectionFactory admin = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), this.server.port()));
+		admin.afterPropertiesSet();
+		admin.start();
+		try (RedisConnection connection = admin.getConnection()) {
+			return (int) connection.serverCommands()
+				.getClientList()
+				.stream()
+				.filter((client) -> name.equals(client.getName()) && command.test(client.get("cmd")))
+				.count();
+		}
+		finally {
+			admin.destroy();
+		}
+	}
+
+	private static int threadsNamed(String prefix) {
+		return (int) Thread.getAllStackTraces().keySet().stream()
+			.filter((thread) -> thread.isAlive() && thread.getName().startsWith(prefix))
+			.count();
+	}
+
+}
