@@ -58,10 +58,16 @@ public record BackOff(Duration initial, double multiplier, Duration max, double 
 	}
 
 	/**
-	 * Returns the wait before the attempt after {@code failedAttempt} (1 for the first attempt), without jitter.
+	 * Returns the wait before the attempt after {@code failedAttempt} (1 for the first attempt), without jitter,
+	 * as the scripts work it out: growth past {@code max}, even past what a double holds, waits {@code max},
+	 * and an {@code initial} of 0 waits 0 however often it is multiplied.
 	 */
 	public Duration delayAfter(int failedAttempt) {
-		double millis = this.initial.toMillis() * Math.pow(this.multiplier, Math.max(0, failedAttempt - 1));
+		long initialMillis = this.initial.toMillis();
+		if (initialMillis == 0) {
+			return Duration.ZERO;
+		}
+		double millis = initialMillis * Math.pow(this.multiplier, Math.max(0, failedAttempt - 1));
 		return Duration.ofMillis((long) Math.min(millis, this.max.toMillis()));
 	}
 

@@ -75,6 +75,18 @@ class JobUnitTests {
 		assertThat(backOff.delayAfter(10)).isEqualTo(Duration.ofSeconds(5));
 	}
 
+	@Test
+	void backOffGrowthThatOverflowsWaitsTheMaxOrNothingFromAZeroStart() {
+		BackOff fromOneMilli = BackOff.exponential(Duration.ofMillis(1), 1e7, Duration.ofMinutes(1));
+		BackOff fromZero = BackOff.exponential(Duration.ZERO, 1e7, Duration.ofMinutes(1));
+
+		// 1e7^45 overflows a double: 1 ms times it is infinite, 0 times it is NaN
+		assertThat(fromOneMilli.delayAfter(46)).isEqualTo(Duration.ofMinutes(1));
+		assertThat(fromOneMilli.delayAfter(Integer.MAX_VALUE)).isEqualTo(Duration.ofMinutes(1));
+		assertThat(fromZero.delayAfter(46)).isZero();
+		assertThat(fromZero.delayAfter(Integer.MAX_VALUE)).isZero();
+	}
+
 	private static Job.Builder job() {
 		return Job.builder("t").payload("{}");
 	}

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
@@ -22,10 +23,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The numbers of a job's policy (TTR, attempts, back-off) at the edges of what the queue accepts travel
- * to the scripts and back intact.
+ * to the scripts and back intact, and a back-off that outgrows a double still retries and then dies.
  */
 @RedisTest
 class PolicyNumbersIntegrationTests {
@@ -39,6 +41,8 @@ class PolicyNumbersIntegrationTests {
 	private String prefix;
 
 	private DelayQueue queue;
+
+	private BucketOperations operations;
 
 	private BucketKeys bucket;
 
@@ -57,6 +61,7 @@ class PolicyNumbersIntegrationTests {
 	void newQueue(RedisServer server) {
 		this.prefix = server.newKeyPrefix();
 		this.queue = new DelayQueue(connectionFactory, DelayQueueOptions.builder().keyPrefix(this.prefix).build());
+		this.operations = new BucketOperations(redis);
 		this.bucket = new KeyLayout(this.prefix, (topic) -> 1).bucket(TOPIC, 0);
 	}
 
@@ -154,6 +159,56 @@ class PolicyNumbersIntegrationTests {
 		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "policy")).contains("|2|60000|0.0005|");
 		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "meta"))
 			.contains("|1000000000000000|60000|0.00001|");
+	}
+
+	@Test
+	void aBackOffWhoseGrowthOverflowsStillRetriesEveryFailedAttemptAndThenBuries() {
+		// 1e6^52 overflows a double: 1 ms times it is infinite, 0 times it is NaN (attempt 53)
+		this.queue.add(Job.builder(TOPIC).id("from-zero").payload("{}").maxAttempts(60)
+			.backOff(new BackOff(Duration.ZERO, 1_000_000, Duration.ofMillis(10), 0))
+			.build());
+		this.queue.add(Job.builder(TOPIC).id("from-one").payload("{}").maxAttempts(60)
+			.backOff(new BackOff(Duration.ofMillis(1), 1_000_000, Duration.ofMillis(10), 0.5))
+			.build());
+
+		for (int attempt = 1; attempt <= 60; attempt++) {
+			List<ReservedJob> held = this.queue.claim(TOPIC, 2);
+			assertThat(held).extracting(ReservedJob::attempt).containsExactly(attempt, attempt);
+			for (ReservedJob job : held) {
+				assertThat(this.queue.fail(job, new IllegalStateException("attempt " + job.attempt())))
+					.isEqualTo((attempt < 60) ? FailOutcome.RETRY_SCHEDULED : FailOutcome.DEAD);
+			}
+			TestRedis.assertOneStateEach(redis, this.prefix);
+			if (attempt < 60) {
+				assertThat(this.queue.find(TOPIC, "from-zero").orElseThrow().dueAt())
+					.isBefore(held.get(0).claimedAt().plusSeconds(1));
+				this.queue.reschedule(TOPIC, "from-zero", Duration.ZERO);
+				this.queue.reschedule(TOPIC, "from-one", Duration.ZERO);
+			}
+		}
+		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::attempts).containsExactly(60, 60);
+		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::lastError)
+			.allSatisfy((error) -> assertThat(error).endsWith("attempt 60"));
+	}
+
+	@Test
+	void aBackOffWhoseGrowthOverflowsStillRetriesEveryExpiredLeaseAndThenBuries() {
+		this.queue.add(Job.builder(TOPIC).id("a").payload("{}").maxAttempts(60).ttr(Duration.ofMillis(1))
+			.backOff(new BackOff(Duration.ZERO, 1_000_000, Duration.ofMillis(10), 0))
+			.build());
+
+		for (int attempt = 1; attempt <= 60; attempt++) {
+			assertThat(this.queue.claim(TOPIC, 1)).extracting(ReservedJob::attempt).containsExactly(attempt);
+			await().pollInterval(Duration.ofMillis(2))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> this.operations.expireLeases(this.bucket, 10).moved() == 1);
+			TestRedis.assertOneStateEach(redis, this.prefix);
+			JobState expected = (attempt < 60) ? JobState.DELAYED : JobState.DEAD;
+			assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(expected);
+			if (attempt < 60) {
+				this.queue.reschedule(TOPIC, "a", Duration.ZERO);
+			}
+		}
 	}
 
 }

@@ -167,10 +167,15 @@ local function pending_state(delayed_key, ready_key, id)
 end
 
 -- Exponential back-off after `attempts` failed attempts, shortened by up to `bj` (0..1) of itself
--- using the caller's random fraction, so retries of a burst of failures spread out.
+-- using the caller's random fraction, so retries of a burst of failures spread out. Always a number from
+-- 0 to the cap `bx`: the growth overflows a double after enough attempts, to inf (capped) or, times a zero
+-- start, to NaN, which no comparison catches and no sorted set takes as a score.
 local function backoff_ms(m, random_fraction)
-  local delay = m.bi * (m.bm ^ (m.attempts - 1))
-  if delay > m.bx then
+  local delay = 0
+  if m.bi > 0 then
+    delay = m.bi * (m.bm ^ (m.attempts - 1))
+  end
+  if not (delay <= m.bx) then
     delay = m.bx
   end
   return math.floor(delay * (1 - m.bj * random_fraction))
@@ -192,22 +197,27 @@ local function bury_corrupt(jobs_key, dead_key, id, reason, now)
   redis.call('ZADD', dead_key, now, id)
 end
 
--- Sends a failed or expired job on: back to delayed after its back-off while attempts remain,
--- else to dead. Returns 1 and the retry due time, or 2 and the time of death.
-local function retry_or_bury(jobs_key, delayed_key, dead_key, id, m, err, retryable, random_fraction, now)
+-- Sends a held job that failed or whose lease expired on: back to delayed after its back-off while
+-- attempts remain, else to dead. Everything is worked out before the first write, and the index taking the
+-- job is written first and reserved last: a write Redis refuses leaves the job held, never in no state.
+-- Returns 1 and the retry due time, or 2 and the time of death.
+local function retry_or_bury(jobs_key, delayed_key, reserved_key, dead_key, id, m, err, retryable,
+                             random_fraction, now)
   m.token = ''
   m.err = err
+  local code, index_key, score = 2, dead_key, now
   if retryable and m.attempts < m.max then
     m.state = 'D'
     m.due = now + backoff_ms(m, random_fraction)
-    redis.call('HSET', jobs_key, id, meta_encode(m))
-    redis.call('ZADD', delayed_key, m.due, id)
-    return 1, m.due
+    code, index_key, score = 1, delayed_key, m.due
+  else
+    m.state = 'X'
   end
-  m.state = 'X'
-  redis.call('HSET', jobs_key, id, meta_encode(m))
-  redis.call('ZADD', dead_key, now, id)
-  return 2, now
+  local meta = meta_encode(m)
+  redis.call('ZADD', index_key, score, id)
+  redis.call('HSET', jobs_key, id, meta)
+  redis.call('ZREM', reserved_key, id)
+  return code, score
 end
 
 -- Tells this bucket's consumers that the ready set has work (one marker, whatever the count).
