@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import io.github.delayqueue.core.internal.BucketKeys;
@@ -23,11 +24,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The numbers of a job's policy (TTR, attempts, back-off) at the edges of what the queue accepts travel
- * to the scripts and back intact, and a back-off that outgrows a double still retries and then dies.
+ * to the scripts and back intact, and a back-off that outgrows a double still retries and then dies;
+ * numbers beyond those edges are refused before anything in Redis changes.
  */
 @RedisTest
 class PolicyNumbersIntegrationTests {
@@ -209,6 +212,50 @@ class PolicyNumbersIntegrationTests {
 				this.queue.reschedule(TOPIC, "a", Duration.ZERO);
 			}
 		}
+	}
+
+	@Test
+	void policiesBeyondTheBoundsAreRefusedBeforeAnythingInRedisChanges() {
+		this.queue.add(Job.builder(TOPIC).id("a").payload("{}").build());
+		Map<String, String> before = bucketContents();
+
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> this.queue.claim(TOPIC, 1, new JobPolicy(Duration.ofDays(365 * 1000), null, null)))
+			.withMessageStartingWith("ttr: must be at most 365 days");
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> this.queue
+				.add(Job.builder(TOPIC).id("b").payload("{}").ttr(Duration.ofMillis(Long.MAX_VALUE)).build()))
+			.withMessageStartingWith("ttr: must be at most 365 days");
+		assertThat(bucketContents()).isEqualTo(before);
+
+		ReservedJob held = this.queue.claim(TOPIC, 1).get(0);
+		Map<String, String> leased = bucketContents();
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> this.queue.extend(held, Duration.ofDays(366)))
+			.withMessageStartingWith("extension: must be at most 365 days");
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> this.queue.extend(held, Duration.ofSeconds(Long.MAX_VALUE)))
+			.withMessageStartingWith("extension: must be at most 365 days");
+		assertThat(bucketContents()).isEqualTo(leased);
+		assertThat(this.queue.extend(held, Duration.ofDays(365))).isPresent();
+	}
+
+	/**
+	 * Returns every field and member of the bucket's pool and indexes, with its value or score.
+	 */
+	private Map<String, String> bucketContents() {
+		Map<String, String> contents = new TreeMap<>();
+		for (String hash : List.of(this.bucket.jobs(), this.bucket.payloads(), this.bucket.policies())) {
+			redis.<String, String>opsForHash()
+				.entries(hash)
+				.forEach((field, value) -> contents.put(hash + " " + field, value));
+		}
+		for (String zset : List.of(this.bucket.delayed(), this.bucket.ready(), this.bucket.reserved(),
+				this.bucket.dead())) {
+			redis.opsForZSet().rangeWithScores(zset, 0, -1)
+				.forEach((member) -> contents.put(zset + " " + member.getValue(), String.valueOf(member.getScore())));
+		}
+		return contents;
 	}
 
 }
