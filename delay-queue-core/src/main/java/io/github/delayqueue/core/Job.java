@@ -235,6 +235,8 @@ public final class Job {
 
 		private String id;
 
+		private boolean idSet;
+
 		private String payload;
 
 		private Duration delay = Duration.ZERO;
@@ -254,10 +256,12 @@ public final class Job {
 		}
 
 		/**
-		 * Sets the id; without one, a time-ordered id is generated.
+		 * Sets the id; without one, a time-ordered id is generated. A {@code null} is refused on
+		 * {@link #build()}: an id the caller meant to give but lost must not become a fresh job.
 		 */
 		public Builder id(String id) {
 			this.id = id;
+			this.idSet = true;
 			return this;
 		}
 
@@ -319,7 +323,10 @@ public final class Job {
 		 */
 		public Job build() {
 			checkTopic(this.topic);
-			if (this.id != null) {
+			if (this.idSet) {
+				if (this.id == null) {
+					throw new InvalidJobException("id", "must not be null (leave it unset for a generated id)");
+				}
 				checkId(this.id);
 			}
 			if (this.payload == null) {

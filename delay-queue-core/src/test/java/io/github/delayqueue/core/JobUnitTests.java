@@ -66,6 +66,11 @@ class JobUnitTests {
 	}
 
 	@Test
+	void idMayBeLeftUnsetButNotSetToNull() {
+		assertRefused(() -> job().id(null).build(), "id: must not be null");
+	}
+
+	@Test
 	void idMustBeNonBlankAndAtMost200Characters() {
 		assertRefused(() -> job().id("").build(), "id: must not be blank");
 		assertRefused(() -> job().id("x".repeat(201)).build(), "id: must be at most 200 characters, was 201");
