@@ -336,11 +336,10 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Extends a held job's lease to {@code extension} from now (Redis clock).
 	 * @return the new lease deadline, or empty when the lease was already lost
+	 * @throws InvalidJobException when the extension is shorter than 1 ms or longer than {@link Job#MAX_TTR}
 	 */
 	public Optional<Instant> extend(ReservedJob job, Duration extension) {
-		if (extension == null || extension.toMillis() <= 0) {
-			throw new InvalidJobException("extension", "must be at least 1 ms, was " + extension);
-		}
+		Job.checkTtr("extension", extension);
 		long[] reply = this.operations.extend(bucketOf(job.topic(), job.id()), job.id(), job.leaseToken(), extension);
 		return (reply[0] == 1) ? Optional.of(Instant.ofEpochMilli(reply[1])) : Optional.empty();
 	}

@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Settings of a {@link DelayQueue}: immutable, made with {@link #builder()} (or {@link #create()} for the
@@ -211,18 +210,27 @@ public final class DelayQueueOptions {
 			return this;
 		}
 
+		/**
+		 * Sets the time-to-run of jobs added without one, from 1 ms to {@link Job#MAX_TTR}.
+		 */
 		public Builder defaultTtr(Duration defaultTtr) {
-			this.defaultTtr = positive("defaultTtr", defaultTtr);
+			this.defaultTtr = Job.checkTtr("defaultTtr", defaultTtr);
 			return this;
 		}
 
+		/**
+		 * Sets the most attempts of jobs added without a count, from 1 to {@link Job#MAX_ATTEMPTS}.
+		 */
 		public Builder defaultMaxAttempts(int defaultMaxAttempts) {
-			this.defaultMaxAttempts = atLeastOne("defaultMaxAttempts", defaultMaxAttempts);
+			this.defaultMaxAttempts = Job.checkMaxAttempts("defaultMaxAttempts", defaultMaxAttempts);
 			return this;
 		}
 
 		public Builder defaultBackOff(BackOff defaultBackOff) {
-			this.defaultBackOff = Objects.requireNonNull(defaultBackOff, "defaultBackOff");
+			if (defaultBackOff == null) {
+				throw new InvalidJobException("defaultBackOff", "must not be null");
+			}
+			this.defaultBackOff = defaultBackOff;
 			return this;
 		}
 

@@ -18,6 +18,20 @@ public final class Job {
 	/** Longest delay accepted: 100 years. */
 	public static final Duration MAX_DELAY = Duration.ofDays(36_500);
 
+	/**
+	 * Longest time-to-run accepted, for a job, a consumer's {@link JobPolicy}, a queue's default and a lease
+	 * extension: 365 days. Far longer than any handler should run, and it keeps a lease deadline well within
+	 * what the scripts and the JVM count exactly: 2^53 milliseconds in a Lua number or a sorted-set score,
+	 * 2^63 nanoseconds (292 years) in a {@code long}.
+	 */
+	public static final Duration MAX_TTR = Duration.ofDays(365);
+
+	/**
+	 * Most attempts accepted, for a job, a consumer's {@link JobPolicy} and a queue's default: one million,
+	 * enough to retry every minute for nearly two years, and far from overflowing an attempt count.
+	 */
+	public static final int MAX_ATTEMPTS = 1_000_000;
+
 	/** Longest id accepted, in characters. */
 	public static final int MAX_ID_LENGTH = 200;
 
@@ -123,6 +137,38 @@ public final class Job {
 		return dueAt;
 	}
 
+	/**
+	 * Checks a time-to-run, or a lease extension, named {@code field} in the exception.
+	 * @throws InvalidJobException when it is shorter than 1 ms or longer than {@link #MAX_TTR}
+	 */
+	static Duration checkTtr(String field, Duration ttr) {
+		if (ttr == null) {
+			throw new InvalidJobException(field, "must not be null");
+		}
+		// compared as durations: a huge one overflows toMillis()
+		if (ttr.compareTo(Duration.ofMillis(1)) < 0) {
+			throw new InvalidJobException(field, "must be at least 1 ms, was " + ttr);
+		}
+		if (ttr.compareTo(MAX_TTR) > 0) {
+			throw new InvalidJobException(field, "must be at most " + MAX_TTR.toDays() + " days, was " + ttr);
+		}
+		return ttr;
+	}
+
+	/**
+	 * Checks a most-attempts count named {@code field} in the exception.
+	 * @throws InvalidJobException when it is below 1 or above {@link #MAX_ATTEMPTS}
+	 */
+	static int checkMaxAttempts(String field, int maxAttempts) {
+		if (maxAttempts < 1) {
+			throw new InvalidJobException(field, "must be at least 1, was " + maxAttempts);
+		}
+		if (maxAttempts > MAX_ATTEMPTS) {
+			throw new InvalidJobException(field, "must be at most " + MAX_ATTEMPTS + ", was " + maxAttempts);
+		}
+		return maxAttempts;
+	}
+
 	public String topic() {
 		return this.topic;
 	}
@@ -189,6 +235,8 @@ public final class Job {
 
 		private String id;
 
+		private boolean idSet;
+
 		private String payload;
 
 		private Duration delay = Duration.ZERO;
@@ -208,10 +256,12 @@ public final class Job {
 		}
 
 		/**
-		 * Sets the id; without one, a time-ordered id is generated.
+		 * Sets the id; without one, a time-ordered id is generated. A {@code null} is refused on
+		 * {@link #build()}: an id the caller meant to give but lost must not become a fresh job.
 		 */
 		public Builder id(String id) {
 			this.id = id;
+			this.idSet = true;
 			return this;
 		}
 
@@ -273,7 +323,10 @@ public final class Job {
 		 */
 		public Job build() {
 			checkTopic(this.topic);
-			if (this.id != null) {
+			if (this.idSet) {
+				if (this.id == null) {
+					throw new InvalidJobException("id", "must not be null (leave it unset for a generated id)");
+				}
 				checkId(this.id);
 			}
 			if (this.payload == null) {
@@ -285,11 +338,11 @@ public final class Job {
 			else {
 				checkDelay(this.delay);
 			}
-			if (this.ttr != null && (this.ttr.isNegative() || this.ttr.toMillis() <= 0)) {
-				throw new InvalidJobException("ttr", "must be at least 1 ms, was " + this.ttr);
+			if (this.ttr != null) {
+				checkTtr("ttr", this.ttr);
 			}
-			if (this.maxAttempts != null && this.maxAttempts < 1) {
-				throw new InvalidJobException("maxAttempts", "must be at least 1, was " + this.maxAttempts);
+			if (this.maxAttempts != null) {
+				checkMaxAttempts("maxAttempts", this.maxAttempts);
 			}
 			return new Job(this);
 		}

@@ -52,6 +52,25 @@ class JobUnitTests {
 	}
 
 	@Test
+	void ttrAndAttemptsHaveUpperBoundsAndNeverOverflow() {
+		assertThat(job().ttr(Job.MAX_TTR).maxAttempts(Job.MAX_ATTEMPTS).build().ttr()).isEqualTo(Duration.ofDays(365));
+		assertRefused(() -> job().ttr(Job.MAX_TTR.plusMillis(1)).build(),
+				"ttr: must be at most 365 days, was PT8760H0.001S");
+		assertRefused(() -> job().ttr(Duration.ofDays(365_000)).build(), "ttr: must be at most 365 days");
+		assertRefused(() -> job().ttr(Duration.ofMillis(Long.MAX_VALUE)).build(), "ttr: must be at most 365 days");
+		assertRefused(() -> job().ttr(Duration.ofSeconds(Long.MAX_VALUE)).build(), "ttr: must be at most 365 days");
+		assertRefused(() -> job().ttr(Duration.ofSeconds(Long.MIN_VALUE)).build(), "ttr: must be at least 1 ms");
+		assertRefused(() -> job().maxAttempts(Job.MAX_ATTEMPTS + 1).build(),
+				"maxAttempts: must be at most 1000000, was 1000001");
+		assertRefused(() -> job().maxAttempts(Integer.MAX_VALUE).build(), "maxAttempts: must be at most 1000000");
+	}
+
+	@Test
+	void idMayBeLeftUnsetButNotSetToNull() {
+		assertRefused(() -> job().id(null).build(), "id: must not be null");
+	}
+
+	@Test
 	void idMustBeNonBlankAndAtMost200Characters() {
 		assertRefused(() -> job().id("").build(), "id: must not be blank");
 		assertRefused(() -> job().id("x".repeat(201)).build(), "id: must be at most 200 characters, was 201");
@@ -73,6 +92,63 @@ class JobUnitTests {
 		assertThat(backOff.delayAfter(1)).isEqualTo(Duration.ofSeconds(1));
 		assertThat(backOff.delayAfter(3)).isEqualTo(Duration.ofSeconds(4));
 		assertThat(backOff.delayAfter(10)).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void backOffIsFiniteAndBounded() {
+		assertRefused(() -> new BackOff(null, 2, Duration.ofSeconds(10), 0), "backOff.initial: must not be null");
+		assertRefused(() -> new BackOff(Duration.ZERO, 2, null, 0), "backOff.max: must not be null");
+		assertRefused(() -> BackOff.fixed(Duration.ofDays(366)), "backOff.initial: must be at most 365 days");
+		assertRefused(() -> BackOff.exponential(Duration.ZERO, 2, Duration.ofSeconds(Long.MAX_VALUE)),
+				"backOff.max: must be at most 365 days");
+		assertRefused(() -> BackOff.exponential(Duration.ZERO, Double.NaN, Duration.ZERO),
+				"backOff.multiplier: must be a finite number >= 1, was NaN");
+		assertRefused(() -> BackOff.exponential(Duration.ZERO, Double.POSITIVE_INFINITY, Duration.ZERO),
+				"backOff.multiplier: must be at most 31536000000, was Infinity");
+		assertRefused(() -> BackOff.exponential(Duration.ZERO, BackOff.MAX_MULTIPLIER * 2, Duration.ZERO),
+				"backOff.multiplier: must be at most 31536000000, was 6.3072E10");
+		assertRefused(() -> BackOff.DEFAULT.withJitter(Double.NaN), "backOff.jitter: must be between 0 and 1, was NaN");
+		BackOff widest = new BackOff(BackOff.MAX_WAIT, BackOff.MAX_MULTIPLIER, BackOff.MAX_WAIT, 1);
+		assertThat(widest.delayAfter(Job.MAX_ATTEMPTS)).isEqualTo(Duration.ofDays(365));
+	}
+
+	@Test
+	void backOffGrowthThatOverflowsWaitsTheMaxOrNothingFromAZeroStart() {
+		BackOff fromOneMilli = BackOff.exponential(Duration.ofMillis(1), 1e7, Duration.ofMinutes(1));
+		BackOff fromZero = BackOff.exponential(Duration.ZERO, 1e7, Duration.ofMinutes(1));
+
+		// 1e7^45 overflows a double: 1 ms times it is infinite, 0 times it is NaN
+		assertThat(fromOneMilli.delayAfter(46)).isEqualTo(Duration.ofMinutes(1));
+		assertThat(fromOneMilli.delayAfter(Integer.MAX_VALUE)).isEqualTo(Duration.ofMinutes(1));
+		assertThat(fromZero.delayAfter(46)).isZero();
+		assertThat(fromZero.delayAfter(Integer.MAX_VALUE)).isZero();
+	}
+
+	@Test
+	void policyOfAConsumerIsBoundedLikeAJob() {
+		assertThat(new JobPolicy(Job.MAX_TTR, Job.MAX_ATTEMPTS, null).ttr()).isEqualTo(Job.MAX_TTR);
+		assertRefused(() -> new JobPolicy(Duration.ofDays(365 * 1000), null, null), "ttr: must be at most 365 days");
+		assertRefused(() -> new JobPolicy(Duration.ofSeconds(Long.MAX_VALUE), null, null),
+				"ttr: must be at most 365 days");
+		assertRefused(() -> new JobPolicy(Duration.ofNanos(999_999), null, null), "ttr: must be at least 1 ms");
+		assertRefused(() -> new JobPolicy(null, Job.MAX_ATTEMPTS + 1, null), "maxAttempts: must be at most 1000000");
+		assertRefused(() -> new JobPolicy(null, 0, null), "maxAttempts: must be at least 1, was 0");
+	}
+
+	@Test
+	void queueDefaultsAreBoundedLikeAJob() {
+		DelayQueueOptions.Builder options = DelayQueueOptions.builder();
+
+		assertRefused(() -> options.defaultTtr(Duration.ofDays(366)), "defaultTtr: must be at most 365 days");
+		assertRefused(() -> options.defaultTtr(Duration.ofSeconds(Long.MAX_VALUE)),
+				"defaultTtr: must be at most 365 days");
+		assertRefused(() -> options.defaultTtr(Duration.ZERO), "defaultTtr: must be at least 1 ms, was PT0S");
+		assertRefused(() -> options.defaultTtr(null), "defaultTtr: must not be null");
+		assertRefused(() -> options.defaultMaxAttempts(0), "defaultMaxAttempts: must be at least 1, was 0");
+		assertRefused(() -> options.defaultMaxAttempts(Job.MAX_ATTEMPTS + 1),
+				"defaultMaxAttempts: must be at most 1000000");
+		assertRefused(() -> options.defaultBackOff(null), "defaultBackOff: must not be null");
+		assertThat(options.defaultTtr(Job.MAX_TTR).build().defaultTtr()).isEqualTo(Job.MAX_TTR);
 	}
 
 	private static Job.Builder job() {

@@ -18,8 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
  * Sends jobs to a {@link DelayQueue} with payloads written as JSON by the application's Jackson mapper,
  * and cancels, reschedules and finds them by id. Thread-safe.
  *
- * <p>Bad input (a blank topic, a negative delay, a payload Jackson cannot write or that is too large)
- * is refused with an {@link InvalidJobException} naming the field, before anything in Redis changes.
+ * <p>Bad input (a blank topic, a negative delay, a {@code null} id or payload, a payload Jackson cannot
+ * write or that is too large) is refused with an {@link InvalidJobException} naming the field, before
+ * anything in Redis changes.
  */
 public class DelayQueueTemplate {
 
@@ -157,6 +158,11 @@ public class DelayQueueTemplate {
 	}
 
 	private String toJson(Object payload) {
+		// Jackson would send the JSON null: refused as Job refuses a null payload, being far more often a lost
+		// value than a meant one
+		if (payload == null) {
+			throw new InvalidJobException("payload", "must not be null");
+		}
 		try {
 			return this.jsonMapper.writeValueAsString(payload);
 		}

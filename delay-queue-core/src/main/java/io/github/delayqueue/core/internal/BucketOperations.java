@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.internal;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -51,9 +52,9 @@ public final class BucketOperations {
 			args.add(Long.toString(job.ttr().toMillis()));
 			args.add(Integer.toString(job.maxAttempts()));
 			args.add(Long.toString(backOff.initial().toMillis()));
-			args.add(Double.toString(backOff.multiplier()));
+			args.add(decimal(backOff.multiplier()));
 			args.add(Long.toString(backOff.max().toMillis()));
-			args.add(Double.toString(backOff.jitter()));
+			args.add(decimal(backOff.jitter()));
 			args.add(job.ifExists().name());
 		}
 		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
@@ -87,9 +88,9 @@ public final class BucketOperations {
 				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
-				(backOff != null) ? Double.toString(backOff.multiplier()) : "",
+				(backOff != null) ? decimal(backOff.multiplier()) : "",
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? Double.toString(backOff.jitter()) : "");
+				(backOff != null) ? decimal(backOff.jitter()) : "");
 		long arrivedNanos = System.nanoTime();
 		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
 		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);
@@ -240,7 +241,17 @@ public final class BucketOperations {
 	}
 
 	private static String randomFraction() {
-		return Double.toString(ThreadLocalRandom.current().nextDouble());
+		return decimal(ThreadLocalRandom.current().nextDouble());
+	}
+
+	/**
+	 * Writes a number for a script in plain decimal digits, as the scripts write numbers back:
+	 * {@link Double#toString} switches to an exponent below 0.001 and from 10^7 up (5.0E-4, 1.0E7), which
+	 * the scripts of earlier versions, still sharing a bucket during a rolling upgrade, cannot read. The
+	 * digits are those of {@code Double.toString}, which read back as the same double.
+	 */
+	private static String decimal(double number) {
+		return BigDecimal.valueOf(number).toPlainString();
 	}
 
 }

@@ -14,6 +14,7 @@
 --   dueMs: when the job is (or was) due, on the Redis clock; lastError is free text and may hold '|'.
 -- policy := ttrMs|maxAttempts|backoffInitialMs|backoffMultiplier|backoffMaxMs|backoffJitter, stored in
 --   `policies` both as number -> policy and as '=' .. policy -> number.
+-- Numbers in both are written in plain decimal digits, never with an exponent (by Java and by decimal()).
 
 if redis.replicate_commands then
   redis.replicate_commands() -- Redis 6.2: allow TIME before writes (the default from 7.0 on)
@@ -28,26 +29,71 @@ local function now_ms()
   return math.floor(clock_us / 1000)
 end
 
+-- Numbers beyond 2^53 are no longer exact in a double (nor in a sorted set's score).
+local EXACT = 2 ^ 53
+
+-- A field of a meta or policy line as a number; nil unless it is one below EXACT (so never inf or NaN).
+local function exact(text)
+  local n = tonumber(text)
+  if n and n > -EXACT and n < EXACT then
+    return n
+  end
+  return nil
+end
+
+-- The back-off multiplier and jitter may carry a fraction, and an exponent as versions before plain
+-- decimals let through.
+local DECIMAL = '([%d%.eE%+%-]+)'
+
 local function meta_decode(raw)
   if not raw then
     return nil
   end
   local s, a, x, t, d, k, bi, bm, bx, bj, e = string.match(raw,
-      '^([DRLX])|(%d+)|(%d+)|(%d+)|(%-?%d+)|(%d*)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)|(.*)$')
+      '^([DRLX])|(%d+)|(%d+)|(%d+)|(%-?%d+)|(%d*)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '|(.*)$')
   if not s then
     return nil
   end
-  return { state = s, attempts = tonumber(a), max = tonumber(x), ttr = tonumber(t), due = tonumber(d),
-           token = k, bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = e }
+  local m = { state = s, attempts = exact(a), max = exact(x), ttr = exact(t), due = exact(d), token = k,
+              bi = exact(bi), bm = exact(bm), bx = exact(bx), bj = exact(bj), err = e }
+  if not (m.attempts and m.max and m.ttr and m.due and m.bi and m.bm and m.bx and m.bj) then
+    return nil
+  end
+  return m
 end
 
 local function int(n)
   return string.format('%d', n)
 end
 
+-- Formats with 15, 16 and 17 significant digits: 17 always read back as the same double, fewer often do.
+local SIGNIFICANT = { '%.15g', '%.16g', '%.17g' }
+
+-- A number as plain decimal text that reads back as the very same double: tostring keeps 14 significant
+-- digits only and, like %g, writes small and large numbers with an exponent (1e-05, 1e+15).
+local function decimal(n)
+  local text
+  for i = 1, 3 do
+    text = string.format(SIGNIFICANT[i], n)
+    if tonumber(text) == n then
+      break
+    end
+  end
+  if not string.find(text, 'e', 1, true) then
+    return text
+  end
+  local sign, lead, rest, exponent = string.match(text, '^(%-?)(%d)%.?(%d*)e([%+%-]%d+)$')
+  -- %g uses an exponent only below 1e-4 or from 1e15 up: the point lies left of the digits or right of them
+  local significant, point = lead .. rest, tonumber(exponent) + 1
+  if point <= 0 then
+    return sign .. '0.' .. string.rep('0', -point) .. significant
+  end
+  return sign .. significant .. string.rep('0', point - #significant)
+end
+
 local function meta_encode(m)
   return table.concat({ m.state, int(m.attempts), int(m.max), int(m.ttr), int(m.due), m.token,
-                        int(m.bi), tostring(m.bm), int(m.bx), tostring(m.bj), m.err }, '|')
+                        int(m.bi), decimal(m.bm), int(m.bx), decimal(m.bj), m.err }, '|')
 end
 
 -- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.
@@ -98,12 +144,13 @@ local function first_meta(policies_key, number, state, due, known)
     end
     known[number] = line
   end
-  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)$')
-  if not t then
+  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$')
+  local m = { state = state, attempts = 0, max = exact(x), ttr = exact(t), due = due, token = '', bi = exact(bi),
+              bm = exact(bm), bx = exact(bx), bj = exact(bj), err = '' }
+  if not (m.max and m.ttr and m.bi and m.bm and m.bx and m.bj) then
     return nil
   end
-  return { state = state, attempts = 0, max = tonumber(x), ttr = tonumber(t), due = due, token = '',
-           bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = '' }
+  return m
 end
 
 -- The state of a job without meta: the index holding it, and its score there; nil when in neither.
@@ -120,10 +167,15 @@ local function pending_state(delayed_key, ready_key, id)
 end
 
 -- Exponential back-off after `attempts` failed attempts, shortened by up to `bj` (0..1) of itself
--- using the caller's random fraction, so retries of a burst of failures spread out.
+-- using the caller's random fraction, so retries of a burst of failures spread out. Always a number from
+-- 0 to the cap `bx`: the growth overflows a double after enough attempts, to inf (capped) or, times a zero
+-- start, to NaN, which no comparison catches and no sorted set takes as a score.
 local function backoff_ms(m, random_fraction)
-  local delay = m.bi * (m.bm ^ (m.attempts - 1))
-  if delay > m.bx then
+  local delay = 0
+  if m.bi > 0 then
+    delay = m.bi * (m.bm ^ (m.attempts - 1))
+  end
+  if not (delay <= m.bx) then
     delay = m.bx
   end
   return math.floor(delay * (1 - m.bj * random_fraction))
@@ -145,22 +197,27 @@ local function bury_corrupt(jobs_key, dead_key, id, reason, now)
   redis.call('ZADD', dead_key, now, id)
 end
 
--- Sends a failed or expired job on: back to delayed after its back-off while attempts remain,
--- else to dead. Returns 1 and the retry due time, or 2 and the time of death.
-local function retry_or_bury(jobs_key, delayed_key, dead_key, id, m, err, retryable, random_fraction, now)
+-- Sends a held job that failed or whose lease expired on: back to delayed after its back-off while
+-- attempts remain, else to dead. Everything is worked out before the first write, and the index taking the
+-- job is written first and reserved last: a write Redis refuses leaves the job held, never in no state.
+-- Returns 1 and the retry due time, or 2 and the time of death.
+local function retry_or_bury(jobs_key, delayed_key, reserved_key, dead_key, id, m, err, retryable,
+                             random_fraction, now)
   m.token = ''
   m.err = err
+  local code, index_key, score = 2, dead_key, now
   if retryable and m.attempts < m.max then
     m.state = 'D'
     m.due = now + backoff_ms(m, random_fraction)
-    redis.call('HSET', jobs_key, id, meta_encode(m))
-    redis.call('ZADD', delayed_key, m.due, id)
-    return 1, m.due
+    code, index_key, score = 1, delayed_key, m.due
+  else
+    m.state = 'X'
   end
-  m.state = 'X'
-  redis.call('HSET', jobs_key, id, meta_encode(m))
-  redis.call('ZADD', dead_key, now, id)
-  return 2, now
+  local meta = meta_encode(m)
+  redis.call('ZADD', index_key, score, id)
+  redis.call('HSET', jobs_key, id, meta)
+  redis.call('ZREM', reserved_key, id)
+  return code, score
 end
 
 -- Tells this bucket's consumers that the ready set has work (one marker, whatever the count).

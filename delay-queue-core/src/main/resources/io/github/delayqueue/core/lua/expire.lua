@@ -14,18 +14,20 @@ local expired_ids = redis.call('ZRANGEBYSCORE', reserved, '-inf', now, 'LIMIT', 
 local expired = 0
 local corrupt = {}
 for _, id in ipairs(expired_ids) do
-  redis.call('ZREM', reserved, id)
   local raw = redis.call('HGET', jobs, id)
   local m = meta_decode(raw)
   if m and m.state == 'L' then
     local err = 'lease expired: no finish within the TTR of ' .. int(m.ttr) .. ' ms (attempt ' .. int(m.attempts) .. ')'
-    retry_or_bury(jobs, delayed, dead, id, m, err, true, tonumber(ARGV[2]), now)
+    retry_or_bury(jobs, delayed, reserved, dead, id, m, err, true, tonumber(ARGV[2]), now)
     expired = expired + 1
-  elseif m then
-    corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
   else
-    bury_corrupt(jobs, dead, id, corrupt_reason('in reserved', raw), now)
-    corrupt[#corrupt + 1] = id
+    redis.call('ZREM', reserved, id)
+    if m then
+      corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
+    else
+      bury_corrupt(jobs, dead, id, corrupt_reason('in reserved', raw), now)
+      corrupt[#corrupt + 1] = id
+    end
   end
 end
 

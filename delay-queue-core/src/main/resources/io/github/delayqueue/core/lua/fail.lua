@@ -14,9 +14,9 @@ if not m then
   return { refused, -1 }
 end
 local now = now_ms()
-redis.call('ZREM', reserved, id)
 local head = earliest(delayed)
-local code, at = retry_or_bury(jobs, delayed, dead, id, m, ARGV[3], ARGV[4] == '1', tonumber(ARGV[5]), now)
+local code, at = retry_or_bury(jobs, delayed, reserved, dead, id, m, ARGV[3], ARGV[4] == '1', tonumber(ARGV[5]),
+                               now)
 if code == 1 and (head < 0 or at < head) then
   wake_pollers(ARGV[6], ARGV[7])
 end
