@@ -1,0 +1,396 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.delayqueue.core.listener.ClaimCounts;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A seeded, randomized soak of the listener containers on real Redis: three instances, each with its own
+ * connections, run containers on two shared topics (one of them with two containers in one instance) while
+ * a producer sends jobs, handlers take from nothing to well over their TTR and fail at random, containers
+ * stop and start at random, and the queue's connections are killed ({@code CLIENT KILL}). A ledger of
+ * every handler run is checked at the end: every job sent was finished or went to the dead letters after
+ * its attempts, no job ran under two valid leases at once, no handler started after its container's stop
+ * returned, every claim ended exactly once, and after the last stop every thread and connection the
+ * containers used is gone.
+ *
+ * <p>The seed is printed; rerun one with {@code -Ddelayqueue.soak.seed=...}. The run lasts
+ * {@code -Ddelayqueue.soak.seconds} (40 unless set; 600 for a long soak).
+ */
+@RedisTest(dedicated = true)
+class ContainerSoakIntegrationTests {
+
+	private static final Logger logger = LoggerFactory.getLogger(ContainerSoakIntegrationTests.class);
+
+	private static final Duration TTR = Duration.ofMillis(600);
+
+	private static final int MAX_ATTEMPTS = 4;
+
+	private static final List<String> TOPICS = List.of("soak-one-bucket", "soak-three-buckets");
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<DelayQueue> queues = new ArrayList<>();
+
+	private final List<SoakContainer> containers = new ArrayList<>();
+
+	private final Map<String, JobRecord> ledger = new ConcurrentHashMap<>();
+
+	private final List<String> violations = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void tearDown() {
+		this.containers.forEach((container) -> container.container.stop());
+		this.queues.forEach(DelayQueue::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Test
+	void containersUnderRandomFailuresStopsAndKilledConnectionsLoseNothingAndRunNothingTwiceAtOnce(RedisServer server)
+			throws Exception {
+		long seed = Long.getLong("delayqueue.soak.seed", new Random().nextLong());
+		Duration length = Duration.ofSeconds(Long.getLong("delayqueue.soak.seconds", 40));
+		logger.info("Soak seed {} for {} (rerun with -Ddelayqueue.soak.seed={})", seed, length, seed);
+		String context = "soak seed " + seed;
+		Random random = new Random(seed);
+		String prefix = server.newKeyPrefix();
+		String clientName = "dq-soak-" + Long.toHexString(seed);
+		for (int instance = 0; instance < 3; instance++) {
+			DelayQueue queue = new DelayQueue(factory(server, clientName + "-" + instance),
+					DelayQueueOptions.builder()
+						.keyPrefix(prefix)
+						.bucketsByTopic(Map.of(TOPICS.get(1), 3))
+						.maxWait(Duration.ofSeconds(2))
+						.build());
+			this.queues.add(queue);
+			for (String topic : TOPICS) {
+				this.containers.add(new SoakContainer(queue, topic, instance, random.nextInt(3) + 1));
+			}
+		}
+		// two containers of one topic in one instance: stopping either must not stop the topic's polling
+		this.containers.add(new SoakContainer(this.queues.get(0), TOPICS.get(0), 0, 2));
+		StringRedisTemplate admin = new StringRedisTemplate(factory(server, "dq-soak-admin"));
+		this.queues.forEach((queue) -> queue.stats(TOPICS.get(0))); // each instance's shared connection is open
+		int connectionsBefore = connections(admin, clientName);
+		this.containers.forEach(SoakContainer::start);
+
+		long end = System.nanoTime() + length.toNanos();
+		long sendingEnds = System.nanoTime() + length.toNanos() * 7 / 10;
+		int sent = 0;
+		int unacknowledged = 0;
+		int faults = 0;
+		while (System.nanoTime() < end) {
+			if (System.nanoTime() < sendingEnds) {
+				for (int i = random.nextInt(20); i > 0; i--) {
+					String topic = TOPICS.get(random.nextInt(TOPICS.size()));
+					String id = "job-" + sent++;
+					Job job = Job.builder(topic)
+						.id(id)
+						.payload(Long.toString(random.nextLong()))
+						.delay(Duration.ofMillis(random.nextInt(1500)))
+						.ttr(TTR)
+						.maxAttempts(MAX_ATTEMPTS)
+						.backOff(BackOff.fixed(Duration.ofMillis(50)))
+						.build();
+					try {
+						if (this.queues.get(random.nextInt(this.queues.size())).add(job)) {
+							this.ledger.put(id, new JobRecord(topic));
+						}
+					}
+					catch (RuntimeException ex) {
+						unacknowledged++; // the connection was killed under the send: it may or may not be queued
+					}
+				}
+			}
+			int fault = random.nextInt(100);
+			if (fault < 8) {
+				this.containers.get(random.nextInt(this.containers.size())).toggle();
+				faults++;
+			}
+			else if (fault < 11) {
+				killConnections(admin, clientName + "-" + random.nextInt(this.queues.size()));
+				faults++;
+			}
+			Thread.sleep(random.nextInt(40) + 10);
+		}
+		this.containers.forEach(SoakContainer::start);
+		logger.info("Soak {}: sent {} acknowledged jobs ({} sends unacknowledged), {} faults; settling", context,
+				this.ledger.size(), unacknowledged, faults);
+
+		await().atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(200))
+			.untilAsserted(() -> assertThat(unsettled()).as(context + ": jobs neither finished nor dead").isEmpty());
+		this.containers.forEach(SoakContainer::stop);
+
+		assertThat(this.violations).as(context).isEmpty();
+		for (JobRecord record : this.ledger.values()) {
+			checkLeases(record, context);
+		}
+		assertThat(this.violations).as(context).isEmpty();
+		for (SoakContainer soak : this.containers) {
+			ClaimCounts counts = soak.container.claimCounts();
+			assertThat(counts.held()).as(context + ": claims held after stop by " + soak).isZero();
+			assertThat(counts.ended()).as(context + ": claims ended by " + soak + " " + counts).isEqualTo(counts.claimed());
+		}
+		for (DelayQueue queue : this.queues) {
+			for (String topic : TOPICS) {
+				assertThat(queue.isPolling(topic)).as(context + ": polling after the last stop").isFalse();
+			}
+		}
+		assertThat(threadsNamed("delay-queue-soak-")).as(context + ": container threads after the last stop").isZero();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(connections(admin, clientName))
+				.as(context + ": the queues' connections after the last stop")
+				.isLessThanOrEqualTo(connectionsBefore));
+		TestRedis.assertOneStateEach(admin, prefix);
+		logger.info("Soak {}: {} jobs settled, {} handler runs, claims {}", context, this.ledger.size(),
+				this.ledger.values().stream().mapToInt((record) -> record.runs.size()).sum(),
+				this.containers.stream().map((soak) -> soak.container.claimCounts()).toList());
+	}
+
+	/**
+	 * Returns the ids of acknowledged jobs still pending: neither finished nor dead after all their attempts.
+	 */
+	private List<String> unsettled() {
+		List<String> pending = new ArrayList<>();
+		this.ledger.forEach((id, record) -> {
+			if (record.finished) {
+				return;
+			}
+			DelayQueue queue = this.queues.get(0);
+			JobInfo info = queue.find(record.topic, id).orElse(null);
+			if (info == null) {
+				// finished with its reply lost to a killed connection, or lost
+				if (record.returned) {
+					record.finished = true;
+				}
+				else {
+					this.violations.add("job " + id + " is gone, and no handler of it returned: lost");
+				}
+			}
+			else if (info.state() == JobState.DEAD) {
+				if (info.attempts() < MAX_ATTEMPTS) {
+					this.violations.add("job " + id + " is dead after " + info.attempts() + " of " + MAX_ATTEMPTS
+							+ " attempts: " + info.lastError());
+				}
+			}
+			else {
+				pending.add(id + " " + info.state());
+			}
+		});
+		return pending;
+	}
+
+	/**
+	 * Records a violation when two runs of one job overlapped in time while both held a valid lease: a later
+	 * claim must come after the earlier lease ran out, on the Redis clock.
+	 */
+	private void checkLeases(JobRecord record, String context) {
+		List<Run> runs = new ArrayList<>(record.runs);
+		runs.sort(Comparator.comparing(Run::claimedAt));
+		for (int i = 1; i < runs.size(); i++) {
+			Run earlier = runs.get(i - 1);
+			Run later = runs.get(i);
+			boolean overlapped = later.startNanos < earlier.endNanos.get();
+			if (overlapped && later.claimedAt.isBefore(earlier.leaseDeadline)) {
+				this.violations.add(context + ": " + later + " started while " + earlier + " held a valid lease");
+			}
+		}
+	}
+
+	private LettuceConnectionFactory factory(RedisServer server, String clientName) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).clientName(clientName).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
+	}
+
+	private static int connections(StringRedisTemplate admin, String namePrefix) {
+		return admin.execute((RedisConnection connection) -> (int) connection.serverCommands()
+			.getClientList()
+			.stream()
+			.filter((client) -> client.getName() != null && client.getName().startsWith(namePrefix))
+			.count());
+	}
+
+	private static void killConnections(StringRedisTemplate admin, String name) {
+		admin.execute((RedisConnection connection) -> {
+			connection.serverCommands()
+				.getClientList()
+				.stream()
+				.filter((client) -> name.equals(client.getName()))
+				.forEach((client) -> killClient(connection, client.get("id")));
+			return null;
+		});
+	}
+
+	private static void killClient(RedisConnection connection, String id) {
+		try {
+			connection.execute("CLIENT", "KILL".getBytes(), "ID".getBytes(), id.getBytes());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Client {} went away before it was killed", id, ex);
+		}
+	}
+
+	private static int threadsNamed(String prefix) {
+		return (int) Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.isAlive() && thread.getName().startsWith(prefix))
+			.count();
+	}
+
+	/**
+	 * One container of the soak, with the handler that writes the ledger.
+	 */
+	private final class SoakContainer {
+
+		private final DelayQueueListenerContainer container;
+
+		private final String name;
+
+		private final AtomicLong stopReturnedNanos = new AtomicLong(Long.MAX_VALUE);
+
+		SoakContainer(DelayQueue queue, String topic, int instance, int concurrency) {
+			this.name = topic + "@" + instance + "#" + ContainerSoakIntegrationTests.this.containers.size();
+			this.container = new DelayQueueListenerContainer(queue, topic, this::handle,
+					ContainerOptions.builder()
+						.concurrency(concurrency)
+						.prefetch(concurrency)
+						.shutdownTimeout(Duration.ofMillis(500))
+						.observer(new JobObserver() {
+							@Override
+							public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+								JobRecord record = ContainerSoakIntegrationTests.this.ledger.get(job.id());
+								if (finished && record != null) {
+									record.finished = true;
+								}
+							}
+						})
+						.build());
+		}
+
+		void start() {
+			this.stopReturnedNanos.set(Long.MAX_VALUE);
+			this.container.start();
+		}
+
+		void stop() {
+			this.container.stop();
+			this.stopReturnedNanos.set(System.nanoTime());
+		}
+
+		void toggle() {
+			if (this.container.isRunning()) {
+				stop();
+			}
+			else {
+				start();
+			}
+		}
+
+		private void handle(ReservedJob job) throws Exception {
+			long startNanos = System.nanoTime();
+			if (startNanos > this.stopReturnedNanos.get()) {
+				ContainerSoakIntegrationTests.this.violations.add(job.id() + " started on " + this.name
+						+ " after its stop returned");
+			}
+			JobRecord record = ContainerSoakIntegrationTests.this.ledger.get(job.id());
+			Run run = new Run(this.name, job.leaseToken(), job.claimedAt(), job.leaseDeadline(), startNanos);
+			if (record != null) {
+				record.runs.add(run);
+			}
+			// the same job behaves the same way in every run: its payload seeds its handler
+			Random behaviour = new Random(Long.parseLong(job.payload()) + job.attempt());
+			try {
+				int kind = behaviour.nextInt(100);
+				if (kind < 75) {
+					Thread.sleep(behaviour.nextInt(20));
+				}
+				else if (kind < 90) {
+					Thread.sleep(behaviour.nextInt((int) TTR.toMillis()));
+				}
+				else {
+					Thread.sleep(TTR.toMillis() + behaviour.nextInt((int) TTR.toMillis()));
+				}
+				if (behaviour.nextInt(100) < 15) {
+					throw new IllegalStateException("random failure of attempt " + job.attempt());
+				}
+			}
+			finally {
+				run.endNanos.set(System.nanoTime());
+			}
+			if (record != null) {
+				record.returned = true;
+			}
+		}
+
+		@Override
+		public String toString() {
+			return this.name;
+		}
+
+	}
+
+	private static final class JobRecord {
+
+		final String topic;
+
+		final List<Run> runs = new CopyOnWriteArrayList<>();
+
+		volatile boolean returned;
+
+		volatile boolean finished;
+
+		JobRecord(String topic) {
+			this.topic = topic;
+		}
+
+	}
+
+	private record Run(String container, String leaseToken, Instant claimedAt, Instant leaseDeadline, long startNanos,
+			AtomicLong endNanos) {
+
+		Run(String container, String leaseToken, Instant claimedAt, Instant leaseDeadline, long startNanos) {
+			this(container, leaseToken, claimedAt, leaseDeadline, startNanos, new AtomicLong(Long.MAX_VALUE));
+		}
+
+		@Override
+		public String toString() {
+			return "run of lease " + this.leaseToken + " on " + this.container + " claimed at " + this.claimedAt
+					+ " until " + this.leaseDeadline;
+		}
+
+	}
+
+}
