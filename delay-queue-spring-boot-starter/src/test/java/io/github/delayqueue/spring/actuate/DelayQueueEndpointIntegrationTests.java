@@ -38,12 +38,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code delayqueue} endpoint and the {@code delayQueue} health over HTTP in a running application: the
- * read operations show topics, a topic with its dead letters and a job; the write operations replay,
- * reschedule, cancel and purge, answering 404 and 400 where they should.
+ * read operations show topics, a topic with its dead letters and a job; the write operations, opened with
+ * {@code management.endpoint.delayqueue.access=unrestricted}, replay, reschedule, cancel and purge, answering 404
+ * and 400 where they should.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=delayqueue,health",
+				"management.endpoint.delayqueue.access=unrestricted",
 				"management.endpoint.health.show-details=always", "delay-queue.listener.shutdown-timeout=1s",
 				"delay-queue.topics.configured.buckets=2" })
 @DirtiesContext
