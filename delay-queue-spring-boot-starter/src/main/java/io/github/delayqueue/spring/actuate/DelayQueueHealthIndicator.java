@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -29,14 +30,15 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * check:
  * <ul>
  * <li>{@code DOWN} when Redis does not answer within the timeout, or answers with an error;</li>
- * <li>{@code DOWN} when a topic has a job that has been due for longer than the stall threshold and is still
- * in the delayed set: no poller, in any instance, has moved it to ready, so the topic has silently stopped
- * moving. Pollers normally move a due job within milliseconds and look again at
+ * <li>{@code DOWN} when a topic this application listens to has a job that has been due for longer than the
+ * stall threshold and is still in the delayed set: no poller, in any instance, has moved it to ready, so the
+ * topic has silently stopped moving. Pollers normally move a due job within milliseconds and look again at
  * least every {@code delay-queue.max-wait}, so a threshold well above that tells a stall from a burst being
  * moved;</li>
  * <li>{@code UP} otherwise, with each topic's counts, the age of its oldest ready job (a backlog waiting for
  * listeners, reported but not judged: slow handlers are not a stall), its promotion lag and whether this
- * instance polls it.</li>
+ * instance polls it. A stall of a topic the application only sends to is shown but not judged: its pollers
+ * run in the consuming applications, and taking this one out of service would not move the jobs.</li>
  * </ul>
  * A stall is reported as {@code DOWN}, not {@code OUT_OF_SERVICE}: Spring Boot keeps the latter for a
  * component taken out of service on purpose, whereas a stall is a failure that operators must be alerted to,
@@ -132,12 +134,13 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 				connection.ping();
 			}
 		}
+		Set<String> consumed = this.topics.getListenerTopics();
 		Map<String, Object> details = new LinkedHashMap<>();
 		List<String> stalled = new ArrayList<>();
 		for (String topic : names) {
 			TopicStats stats = this.queue.stats(topic);
 			boolean stall = stats.promotionLag().compareTo(this.stallThreshold) > 0;
-			if (stall) {
+			if (stall && consumed.contains(topic)) {
 				stalled.add(topic);
 			}
 			details.put(topic, details(stats, stall));

@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * The {@code delayQueue} health indicator against a Redis server of its own: DOWN within its own timeout while the
  * server is stopped, although Boot's command timeout (60 s) is far longer, and UP once it is back; DOWN when a
  * topic's pollers have stopped and a job stays overdue longer than the stall threshold, and UP once pollers move it
- * again, and UP in a producer-only application whose topic another instance moves.
+ * again; never DOWN in a producer-only application for want of pollers of its own.
  */
 @RedisTest(dedicated = true)
 class DelayQueueHealthIndicatorIntegrationTests {
@@ -102,6 +102,22 @@ class DelayQueueHealthIndicatorIntegrationTests {
 					.containsEntry("polling", false);
 			}
 			template.cancel("produced", id);
+		});
+	}
+
+	@Test
+	void producerOnlyApplicationShowsButDoesNotJudgeAStallOfATopicItDoesNotConsume() {
+		this.producerRunner.run((context) -> {
+			DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+			String id = template.send("unconsumed", "soon", Duration.ofMillis(100));
+
+			Health stalled = await().atMost(Duration.ofSeconds(10))
+				.until(() -> health(context), (health) -> topics(health).containsKey("unconsumed")
+						&& "STALLED".equals(topics(health).get("unconsumed").get("status")));
+			assertThat(stalled.getStatus()).isEqualTo(Status.UP);
+			assertThat(stalled.getDetails()).doesNotContainKey("stalled");
+			assertThat(topics(stalled).get("unconsumed")).containsEntry("polling", false);
+			template.cancel("unconsumed", id);
 		});
 	}
 
