@@ -17,6 +17,7 @@ import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
 import io.github.delayqueue.core.internal.CorruptEntries;
+import io.github.delayqueue.core.internal.DeadLetterSnapshot;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.NewJob;
@@ -55,11 +56,11 @@ public class DelayQueue implements AutoCloseable {
 
 	private final KeyLayout keys;
 
+	private final StringRedisTemplate redis;
+
 	private final BucketOperations operations;
 
 	private final DuePollers pollers;
-
-	private final StringRedisTemplate redis;
 
 	private final Duration blockingWait;
 
@@ -71,11 +72,10 @@ public class DelayQueue implements AutoCloseable {
 		this.connectionFactory = connectionFactory;
 		this.options = options;
 		this.keys = new KeyLayout(options.keyPrefix(), options::bucketsOf);
-		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		this.redis = new StringRedisTemplate(connectionFactory);
 		// the template's callbacks are ours and never close the connection: skip the per-call proxy
-		redis.setExposeConnection(true);
-		this.redis = redis;
-		this.operations = new BucketOperations(redis);
+		this.redis.setExposeConnection(true);
+		this.operations = new BucketOperations(this.redis);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
@@ -408,26 +408,26 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Replays every dead letter of the topic. Returns how many were replayed.
+	 * Replays every dead letter the topic holds when called, each once, and returns how many were replayed. A
+	 * replayed job that dies again before the call returns stays dead; a letter that cannot be replayed (it has
+	 * no payload, or was cancelled or replayed meanwhile) is logged with the reason and left as it is.
 	 */
 	public long replayAll(String topic) {
 		Job.checkTopic(topic);
 		long replayed = 0;
 		for (BucketKeys bucket : this.keys.buckets(topic)) {
-			List<DeadLetter> page;
-			do {
-				page = this.operations.deadLetters(bucket, 0, this.options.batchSize());
-				for (DeadLetter letter : page) {
-					if (this.operations.replay(bucket, letter.id()) == 1) {
+			DeadLetterSnapshot letters = DeadLetterSnapshot.take(this.redis, bucket, this.options.batchSize());
+			for (List<String> page = letters.nextPage(); !page.isEmpty(); page = letters.nextPage()) {
+				for (String id : page) {
+					long code = this.operations.replay(bucket, id);
+					if (code == 1) {
 						replayed++;
 					}
 					else {
-						logger.warn("Could not replay dead job \"{}\" of topic \"{}\": it has no payload", letter.id(),
-								topic);
+						logger.warn("Could not replay dead job \"{}\" of topic \"{}\": {}", id, topic, refusal(code));
 					}
 				}
 			}
-			while (page.size() == this.options.batchSize());
 		}
 		return replayed;
 	}
@@ -525,6 +525,16 @@ public class DelayQueue implements AutoCloseable {
 						+ " bytes, was " + bytes + " bytes (job " + job.id() + " on topic " + job.topic() + ")");
 			}
 		}
+	}
+
+	/**
+	 * Says why the replay script refused a job, by its return code.
+	 */
+	private static String refusal(long code) {
+		if (code == -3) {
+			return "it has no payload to run";
+		}
+		return (code == -2) ? "it is not dead any more" : "there is no such job any more";
 	}
 
 	private static long delayMillis(Duration delay) {

@@ -19,6 +19,7 @@ import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -53,10 +54,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * </table>
  * Write operations answer with the job or the count they touched. Bad input (an invalid topic, an unknown
  * action) is answered with 400. The endpoint is reachable only when the application's
- * {@code management.endpoints.*} settings expose it, and its write operations only when
- * {@code management.endpoint.delayqueue.access} allows them.
+ * {@code management.endpoints.*} settings expose it. Its access is read-only by default, as exposing it must not
+ * open cancel, replay and purge to whoever reaches the port: the write operations are there only with
+ * {@code management.endpoint.delayqueue.access=unrestricted}, which an application should put behind its own
+ * security.
  */
-@Endpoint(id = "delayqueue")
+@Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
 
 	/** Dead letters shown by {@link #topic} unless a limit is given. */

@@ -28,7 +28,7 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 	DelayQueueHealthIndicator delayQueueHealthIndicator(DelayQueue delayQueue, DelayQueueTopics delayQueueTopics,
 			RedisConnectionFactory redisConnectionFactory, DelayQueueProperties properties) {
 		return new DelayQueueHealthIndicator(delayQueue, delayQueueTopics, redisConnectionFactory,
-				properties.getHealth().getStallThreshold());
+				properties.getHealth().getStallThreshold(), properties.getHealth().getTimeout());
 	}
 
 }

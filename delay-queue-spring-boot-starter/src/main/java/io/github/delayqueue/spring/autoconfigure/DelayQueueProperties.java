@@ -357,12 +357,25 @@ public class DelayQueueProperties {
 		 */
 		private Duration stallThreshold = Duration.ofSeconds(30);
 
+		/**
+		 * Time a health check waits for Redis before it reports DOWN, however long the Redis command timeout.
+		 */
+		private Duration timeout = Duration.ofSeconds(2);
+
 		public Duration getStallThreshold() {
 			return this.stallThreshold;
 		}
 
 		public void setStallThreshold(Duration stallThreshold) {
 			this.stallThreshold = stallThreshold;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

@@ -49,6 +49,14 @@ public class DelayQueueTopics implements JobObserver, ApplicationListener<Contex
 	}
 
 	/**
+	 * Returns the topics this application's listeners consume, sorted: those whose due jobs its own pollers
+	 * are meant to move.
+	 */
+	public SortedSet<String> getListenerTopics() {
+		return new TreeSet<>(this.listenerTopics.get());
+	}
+
+	/**
 	 * Tells the subscriber every topic known so far, now, and every topic learned later. A topic learned
 	 * while the subscriber subscribes may be told twice.
 	 */

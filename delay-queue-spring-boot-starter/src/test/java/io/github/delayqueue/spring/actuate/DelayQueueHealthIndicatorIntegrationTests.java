@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
@@ -23,49 +25,99 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code delayQueue} health indicator against a Redis server of its own: DOWN while the server is
- * stopped and UP once it is back; DOWN when a topic's pollers have stopped and a job stays overdue longer
- * than the stall threshold, and UP once pollers move it again.
+ * The {@code delayQueue} health indicator against a Redis server of its own: DOWN within its own timeout while the
+ * server is stopped, although Boot's command timeout (60 s) is far longer, and UP once it is back; DOWN when a
+ * topic's pollers have stopped and a job stays overdue longer than the stall threshold, and UP once pollers move it
+ * again; never DOWN in a producer-only application for want of pollers of its own.
  */
 @RedisTest(dedicated = true)
 class DelayQueueHealthIndicatorIntegrationTests {
 
 	private final RedisServer server;
 
+	private final String keyPrefix;
+
+	private final ApplicationContextRunner producerRunner;
+
 	private final ApplicationContextRunner contextRunner;
 
 	DelayQueueHealthIndicatorIntegrationTests(RedisServer server) {
 		this.server = server;
-		this.contextRunner = new ApplicationContextRunner()
+		this.keyPrefix = server.newKeyPrefix();
+		// Boot's own Redis command timeout (60 s) on purpose: the indicator must not wait for it. A check on a loaded
+		// machine may take longer than the default health timeout; only the outage test is about that timeout.
+		this.producerRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
 					DelayQueueAutoConfiguration.class, DelayQueueHealthContributorAutoConfiguration.class))
-			.withUserConfiguration(ListenerConfiguration.class)
 			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
-					"spring.data.redis.timeout=1s", "delay-queue.key-prefix=" + server.newKeyPrefix(),
-					"delay-queue.max-wait=1s", "delay-queue.listener.shutdown-timeout=500ms",
-					"delay-queue.health.stall-threshold=1s");
+					"delay-queue.key-prefix=" + this.keyPrefix, "delay-queue.max-wait=1s",
+					"delay-queue.listener.shutdown-timeout=500ms", "delay-queue.health.stall-threshold=1s",
+					"delay-queue.health.timeout=30s");
+		this.contextRunner = this.producerRunner.withUserConfiguration(ListenerConfiguration.class);
 	}
 
 	@Test
-	void downWhileRedisIsStoppedAndUpOnceItIsBack() {
-		this.contextRunner.run((context) -> {
-			assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+	void downWithinItsTimeoutWhileRedisIsStoppedAndUpOnceItIsBack() {
+		this.contextRunner.withPropertyValues("delay-queue.health.timeout=2s").run((context) -> {
+			await().atMost(Duration.ofSeconds(30)).until(() -> health(context).getStatus() == Status.UP);
 			this.server.stop();
 			try {
-				Health down = health(context);
-				assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-				assertThat(down.getDetails()).containsKey("error");
+				Health down = await().atMost(Duration.ofSeconds(10))
+					.until(() -> health(context), (health) -> health.getStatus() == Status.DOWN);
+				assertThat(down.getDetails()).extractingByKey("error")
+					.asString()
+					.startsWith("Redis did not answer within PT2S");
+				Health stillDown = await().atMost(Duration.ofSeconds(10))
+					.until(() -> health(context), (health) -> health.getStatus() == Status.DOWN);
+				assertThat(stillDown.getDetails()).containsKey("error");
+				assertThat(healthThreads()).as("threads of checks waiting for Redis").hasSizeLessThanOrEqualTo(1);
 			}
 			finally {
 				this.server.start();
 			}
-			await().atMost(Duration.ofSeconds(20)).until(() -> health(context).getStatus() == Status.UP);
+			await().atMost(Duration.ofSeconds(40)).until(() -> health(context).getStatus() == Status.UP);
 			assertThat(topics(health(context))).containsKey("watched");
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> healthThreads().isEmpty());
+	}
+
+	@Test
+	void producerOnlyApplicationIsUpWhileAnotherInstanceMovesItsTopic() {
+		this.producerRunner.run((context) -> {
+			DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+			String id = template.send("produced", "soon", Duration.ofMillis(100));
+			try (DelayQueue consumer = new DelayQueue(context.getBean(RedisConnectionFactory.class),
+					DelayQueueOptions.builder().keyPrefix(this.keyPrefix).maxWait(Duration.ofSeconds(1)).build())) {
+				consumer.startPolling("produced");
+				await().atMost(Duration.ofSeconds(10)).until(() -> consumer.stats("produced").ready() == 1);
+				Health health = health(context);
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(topics(health).get("produced")).containsEntry("status", "MOVING")
+					.containsEntry("polling", false);
+			}
+			template.cancel("produced", id);
+		});
+	}
+
+	@Test
+	void producerOnlyApplicationShowsButDoesNotJudgeAStallOfATopicItDoesNotConsume() {
+		this.producerRunner.run((context) -> {
+			DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+			String id = template.send("unconsumed", "soon", Duration.ofMillis(100));
+
+			Health stalled = await().atMost(Duration.ofSeconds(10))
+				.until(() -> health(context), (health) -> topics(health).containsKey("unconsumed")
+						&& "STALLED".equals(topics(health).get("unconsumed").get("status")));
+			assertThat(stalled.getStatus()).isEqualTo(Status.UP);
+			assertThat(stalled.getDetails()).doesNotContainKey("stalled");
+			assertThat(topics(stalled).get("unconsumed")).containsEntry("polling", false);
+			template.cancel("unconsumed", id);
 		});
 	}
 
@@ -96,6 +148,14 @@ class DelayQueueHealthIndicatorIntegrationTests {
 
 	private static Health health(AssertableApplicationContext context) {
 		return context.getBean(DelayQueueHealthIndicator.class).health();
+	}
+
+	private static List<Thread> healthThreads() {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().startsWith("delay-queue-health-") && thread.isAlive())
+			.toList();
 	}
 
 	@SuppressWarnings("unchecked")
