@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -38,11 +39,14 @@ public final class SkewedClockClient {
 				ran.countDown();
 			}, ContainerOptions.create());
 			container.start();
+			long redisBefore = redisTime(connectionFactory);
 			long addedAtNanos = System.nanoTime();
 			queue.add(Job.builder("skewed").id("probe").payload("{}").delay(Duration.ofMillis(300)).build());
-			long redisNow = connectionFactory.getConnection().serverCommands().time();
+			long redisAfter = redisTime(connectionFactory);
 			long dueAt = queue.find("skewed", "probe").orElseThrow().dueAt().toEpochMilli();
-			System.out.println("DUE_AFTER_REDIS_NOW_MS " + (dueAt - redisNow));
+			// the add read Redis's clock somewhere between the two reads around it, however slow this JVM is
+			System.out.println("DUE_AFTER_REDIS_BEFORE_ADD_MS " + (dueAt - redisBefore));
+			System.out.println("REDIS_MS_DURING_ADD " + (redisAfter - redisBefore));
 			boolean done = ran.await(10, TimeUnit.SECONDS);
 			System.out.println("RAN_AFTER_MS " + (done ? (ranAtNanos[0] - addedAtNanos) / 1_000_000 : -1));
 			container.stop();
@@ -51,6 +55,12 @@ public final class SkewedClockClient {
 		}
 		finally {
 			connectionFactory.destroy();
+		}
+	}
+
+	private static long redisTime(LettuceConnectionFactory connectionFactory) {
+		try (RedisConnection connection = connectionFactory.getConnection()) {
+			return connection.serverCommands().time();
 		}
 	}
 

@@ -32,7 +32,10 @@ public final class DuePollers implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(DuePollers.class);
 
-	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+	/** How long a stop waits for a run under way; one waiting on an unreachable Redis ends by itself. */
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final long SUBSCRIPTION_CLOSE_WAIT_MILLIS = 1000;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -158,22 +161,39 @@ public final class DuePollers implements AutoCloseable {
 
 	/**
 	 * Stops the timer threads and the wake-up subscription (its connection and thread), once no topic is
-	 * polled: a stopped instance holds nothing it started.
+	 * polled: a stopped instance holds nothing it started. Closing the subscription waits for Redis, so it
+	 * is given {@value #SUBSCRIPTION_CLOSE_WAIT_MILLIS} ms and otherwise finishes in the background: a stop
+	 * while Redis is down does not wait for the command timeout.
 	 */
 	private void stopSharedThreads() {
-		if (this.scheduler != null) {
+		if (this.scheduler == null) {
+			return;
+		}
+		ScheduledExecutorService timers = this.scheduler;
+		RedisMessageListenerContainer subscription = this.subscriptions;
+		ExecutorService subscriptionThread = this.subscriptionThread;
+		this.scheduler = null;
+		this.subscriptions = null;
+		this.subscriptionThread = null;
+		this.subscribedTopics.clear();
+		timers.shutdownNow();
+		Thread closing = Threads.named("delay-queue-closing-wakeups-", true).newThread(() -> {
 			try {
-				this.subscriptions.destroy();
+				subscription.destroy();
 			}
 			catch (Exception ex) {
 				logger.debug("Failed to close the wake-up subscription", ex);
 			}
-			this.subscriptionThread.shutdownNow();
-			this.scheduler.shutdownNow();
-			awaitTermination(this.scheduler);
-			awaitTermination(this.subscriptionThread);
-			this.scheduler = null;
-			this.subscribedTopics.clear();
+			subscriptionThread.shutdownNow();
+			awaitTermination(subscriptionThread);
+		});
+		closing.start();
+		awaitTermination(timers);
+		try {
+			closing.join(SUBSCRIPTION_CLOSE_WAIT_MILLIS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

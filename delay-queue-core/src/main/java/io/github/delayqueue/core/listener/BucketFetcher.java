@@ -1,6 +1,7 @@
 package io.github.delayqueue.core.listener;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ClaimBatch;
@@ -8,6 +9,7 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReadySignal;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,8 @@ final class BucketFetcher implements Runnable {
 
 	/** How often a stop signals the bucket again while the fetcher still waits (another consumer took it). */
 	private static final long STOP_SIGNAL_INTERVAL_MILLIS = 20;
+
+	private static final ThreadFactory SIGNAL_THREADS = Threads.named("delay-queue-stop-signal-", true);
 
 	private final DelayQueue queue;
 
@@ -81,23 +85,32 @@ final class BucketFetcher implements Runnable {
 	/**
 	 * Ends the fetcher's wait on the bucket's signal by signalling the bucket, again until the fetcher has
 	 * ended (another consumer may take a signal first), and waits for it until {@code deadlineNanos} on
-	 * {@link System#nanoTime()}. When Redis cannot be reached the fetcher's wait ends by itself within
+	 * {@link System#nanoTime()}. Signals are sent from a thread of their own, so that a Redis that does not
+	 * answer holds up no stop; the fetcher's own wait then ends by itself within
 	 * {@link DelayQueue#blockingWait()}.
 	 * @return whether the fetcher has ended
 	 */
 	boolean awaitEnd(long deadlineNanos) throws InterruptedException {
+		Thread signalling = null;
 		while (this.thread.isAlive() && System.nanoTime() < deadlineNanos) {
-			try {
-				this.signal.signal();
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not signal topic \"{}\" bucket {} to end its fetcher's wait", this.topic,
-						this.bucket, ex);
+			if (signalling == null || !signalling.isAlive()) {
+				signalling = SIGNAL_THREADS.newThread(this::signalToEnd);
+				signalling.start();
 			}
 			long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
 			this.thread.join(Math.max(1, Math.min(STOP_SIGNAL_INTERVAL_MILLIS, left)));
 		}
 		return !this.thread.isAlive();
+	}
+
+	private void signalToEnd() {
+		try {
+			this.signal.signal();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not signal topic \"{}\" bucket {} to end its fetcher's wait", this.topic, this.bucket,
+					ex);
+		}
 	}
 
 	@Override

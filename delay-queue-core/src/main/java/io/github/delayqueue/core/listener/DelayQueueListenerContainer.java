@@ -40,6 +40,12 @@ public class DelayQueueListenerContainer {
 	/** How long a stop waits for interrupted handlers to return. */
 	private static final long INTERRUPTED_HANDLER_GRACE_MILLIS = 1000;
 
+	/**
+	 * How long a stop waits for its fetchers to end: a signal ends their waits in milliseconds, unless Redis
+	 * is unreachable, and then a fetcher ends by itself within its blocking wait.
+	 */
+	private static final long FETCHER_END_WAIT_MILLIS = 1000;
+
 	private final DelayQueue queue;
 
 	private final String topic;
@@ -203,11 +209,13 @@ public class DelayQueueListenerContainer {
 		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
 	}
 
-	private void awaitFetchers(long deadline) throws InterruptedException {
+	private void awaitFetchers(long shutdownDeadline) throws InterruptedException {
+		long deadline = Math.min(shutdownDeadline,
+				System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS));
 		for (BucketFetcher fetcher : this.fetchers) {
 			if (!fetcher.awaitEnd(deadline)) {
-				logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it ends by itself within {}",
-						this.topic, this.queue.blockingWait());
+				logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it ends by itself when its call "
+						+ "fails, within the command timeout", this.topic);
 			}
 		}
 	}
