@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.internal.AddTokens;
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
@@ -144,7 +145,8 @@ public class DelayQueue implements AutoCloseable {
 				(job.dueAt() != null) ? job.dueAt().toEpochMilli() : null,
 				(job.ttr() != null) ? job.ttr() : this.options.defaultTtr(),
 				(job.maxAttempts() != null) ? job.maxAttempts() : this.options.defaultMaxAttempts(),
-				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists());
+				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists(),
+				AddTokens.next());
 	}
 
 	/**

@@ -36,10 +36,11 @@ public final class BucketOperations {
 
 	/**
 	 * Adds jobs of one bucket in one script call. Returns, per job in order, 1 added, 2 replaced an
-	 * existing job, or 0 rejected as existing.
+	 * existing job, or 0 rejected as existing. A job that already carries its add token was added by an
+	 * earlier delivery of the same call: it is left as it is and answered 1 (or 2 when asked to replace).
 	 */
 	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
-		List<String> args = new ArrayList<>(2 + jobs.size() * 11);
+		List<String> args = new ArrayList<>(2 + jobs.size() * 12);
 		args.add(keys.wakeChannel());
 		args.add(Integer.toString(keys.index()));
 		for (NewJob job : jobs) {
@@ -55,6 +56,7 @@ public final class BucketOperations {
 			args.add(Long.toString(backOff.max().toMillis()));
 			args.add(Double.toString(backOff.jitter()));
 			args.add(job.ifExists().name());
+			args.add(job.addToken());
 		}
 		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
 				keys.reserved(), keys.dead(), keys.signal(), keys.policies()), args.toArray());

@@ -1,10 +1,13 @@
 -- Shared by every script (prepended at load time by DelayQueueScripts).
 --
 -- A job lives in the pool, two hash fields of its bucket:
---   `payloads[id]` := policy|payload, written once at add and never touched by a move: the number of the
---                     policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
---                     hash, then the JSON payload. The number is empty for a job whose meta was written
---                     at add (when the bucket already knows MAX_POLICIES policies).
+--   `payloads[id]` := policy:addToken|payload, written once at add and never touched by a move: the number of
+--                     the policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
+--                     hash; the add token, a few random characters the producer sent with the add (and with its
+--                     retries), so that an add delivered twice finds its own job rather than a duplicate id;
+--                     then the JSON payload. The number is empty for a job whose meta was written at add (when
+--                     the bucket already knows MAX_POLICIES policies). Entries written before add tokens,
+--                     policy|payload, read as having an empty token.
 --   `jobs[id]`     := meta, a short line the scripts rewrite on every move. A job waiting for its first
 --                     claim has none: it is in the state of the index holding it (delayed or ready), with
 --                     no attempts, due at its score, under its numbered policy. The first claim writes it.
@@ -53,17 +56,26 @@ end
 -- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.
 local MAX_POLICIES = 1000
 
--- Splits a pool entry into its policy number ('' when the job has meta of its own) and its payload.
+-- Reads the head of a pool entry without copying its payload: its policy number ('' when the job has meta
+-- of its own), its add token ('' when it has none) and the position of the '|' before the payload.
 -- Returns nil for an entry that has no '|'.
-local function entry_split(entry)
-  if not entry then
-    return nil
-  end
-  local bar = string.find(entry, '|', 1, true)
+local function entry_head(entry)
+  local bar = entry and string.find(entry, '|', 1, true)
   if not bar then
     return nil
   end
-  return string.sub(entry, 1, bar - 1), string.sub(entry, bar + 1)
+  local number, token = string.match(string.sub(entry, 1, bar - 1), '^([^:]*):?(.*)$')
+  return number, token, bar
+end
+
+-- Splits a pool entry into its policy number ('' when the job has meta of its own), its payload and its
+-- add token ('' when it has none). Returns nil for an entry that has no '|'.
+local function entry_split(entry)
+  local number, token, bar = entry_head(entry)
+  if not number then
+    return nil
+  end
+  return number, string.sub(entry, bar + 1), token
 end
 
 -- The number of `policy` in the bucket's policies hash, numbering it when new; '' when the bucket
