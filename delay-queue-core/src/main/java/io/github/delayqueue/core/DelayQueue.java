@@ -17,6 +17,7 @@ import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
+import io.github.delayqueue.core.internal.ConnectionRetries;
 import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
@@ -81,30 +82,47 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Adds a job. Settings it leaves unset take this queue's defaults.
+	 * <p>
+	 * The job is stored with a random add token. When the connection fails under the add (Redis restarted,
+	 * the connection was reset), the add is sent again, at most three times in all with a short back-off; a
+	 * repeat that finds the job an earlier delivery made, by its add token, answers as that delivery did
+	 * rather than as for an existing id, and so does a command the Redis client re-sends by itself after a
+	 * reconnect. Other failures, a command timeout among them, are thrown as they are.
 	 * @return {@code true} when added (or, with {@link IfExists#REPLACE}, replaced an existing job);
-	 * {@code false} when a job with the same id exists and the job asked to {@link IfExists#REJECT}
+	 * {@code false} when another job with the same id exists and the job asked to {@link IfExists#REJECT}
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached; the job may then have
+	 * been added or not
 	 */
 	public boolean add(Job job) {
 		NewJob newJob = toNewJob(job);
-		boolean added = this.operations.add(newJob.bucket(), List.of(newJob)).get(0) != 0;
+		boolean added = sendAdd(newJob.bucket(), List.of(newJob)).get(0) != 0;
 		observeAdded(job, added);
 		return added;
 	}
 
 	/**
-	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs. Returns,
-	 * per job in order, what {@link #add(Job)} would.
+	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs, each
+	 * call retried as {@link #add(Job)} is. Returns, per job in order, what {@link #add(Job)} would.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached; the jobs of earlier
+	 * script calls are then added
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this.operations::add);
+		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this::sendAdd);
 		for (int i = 0; i < all.size(); i++) {
 			observeAdded(all.get(i), added.get(i));
 		}
 		return added;
+	}
+
+	/**
+	 * Sends the add script, again after a connection failure: the jobs' add tokens make a repeat harmless.
+	 */
+	private List<Long> sendAdd(BucketKeys bucket, List<NewJob> jobs) {
+		return ConnectionRetries.call("add", bucket.topic(), () -> this.operations.add(bucket, jobs));
 	}
 
 	/**
