@@ -87,7 +87,8 @@ class LifecycleScriptsIntegrationTests {
 		assertThat(info.attempts()).isZero();
 		assertThat(info.dueAt().toEpochMilli() - redisNow).isBetween(299_000L, 301_000L);
 		assertThat(redis.opsForZSet().score(this.bucket.delayed(), "a")).isEqualTo(info.dueAt().toEpochMilli());
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).matches(entry("1", "{\"n\":1}"));
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a"))
+			.matches(entry("1", "{\"n\":1}"));
 		assertThat(redis.<String, String>opsForHash().get(this.bucket.policies(), "1"))
 			.isEqualTo("30000|3|100|1.0|100|0.0");
 		assertThat(redis.opsForHash().hasKey(this.bucket.jobs(), "a")).as("meta before the first claim").isFalse();
@@ -148,12 +149,14 @@ class LifecycleScriptsIntegrationTests {
 		this.queue.add(job("a").delay(Duration.ofMinutes(5)).payload("\"first\"").build());
 
 		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"second\"").build())).isFalse();
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).matches(entry("1", "\"first\""));
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a"))
+			.matches(entry("1", "\"first\""));
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.DELAYED);
 
 		assertThat(this.queue.add(job("a").delay(Duration.ZERO).payload("\"third\"").ifExists(IfExists.REPLACE).build()))
 			.isTrue();
-		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a")).matches(entry("1", "\"third\""));
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.payloads(), "a"))
+			.matches(entry("1", "\"third\""));
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.READY);
 	}
 
