@@ -13,7 +13,9 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.internal.AddTokens;
+import io.github.delayqueue.core.internal.BucketCounts;
 import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketMigration;
 import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
@@ -56,7 +58,11 @@ public class DelayQueue implements AutoCloseable {
 
 	private final KeyLayout keys;
 
+	private final BucketCounts bucketCounts;
+
 	private final BucketOperations operations;
+
+	private final BucketMigration migration;
 
 	private final DuePollers pollers;
 
@@ -67,11 +73,13 @@ public class DelayQueue implements AutoCloseable {
 	public DelayQueue(RedisConnectionFactory connectionFactory, DelayQueueOptions options) {
 		this.connectionFactory = connectionFactory;
 		this.options = options;
-		this.keys = new KeyLayout(options.keyPrefix(), options::bucketsOf);
+		this.keys = new KeyLayout(options.keyPrefix(), this::checkedBucketsOf);
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		// the template's callbacks are ours and never close the connection: skip the per-call proxy
 		redis.setExposeConnection(true);
+		this.bucketCounts = new BucketCounts(redis, this.keys);
 		this.operations = new BucketOperations(redis);
+		this.migration = new BucketMigration(redis, this.operations, this.keys);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
 	}
@@ -456,9 +464,12 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Starts this instance's pollers of the topic: they move its jobs from delayed to ready as they fall
 	 * due and take back jobs whose lease expired. Listener containers do this for their topic.
+	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one
+	 * recorded in Redis
 	 */
 	public void startPolling(String topic) {
-		this.pollers.start(Job.checkTopic(topic));
+		this.keys.buckets(Job.checkTopic(topic)); // checks the bucket count before any poller starts
+		this.pollers.start(topic);
 	}
 
 	public void stopPolling(String topic) {
@@ -467,6 +478,36 @@ public class DelayQueue implements AutoCloseable {
 
 	public boolean isPolling(String topic) {
 		return this.pollers.isPolling(topic);
+	}
+
+	/**
+	 * Moves every job of the topic into the bucket this queue's bucket count for it gives the job, from
+	 * whichever bucket of another count holds it, then records this queue's count as the topic's. Each job
+	 * keeps its state, due time, attempts, lease (deadline and token, so its holder can still finish it),
+	 * last error, policy, add token and payload. Returns how many jobs were moved; none when the topic is
+	 * already laid out in this queue's count.
+	 * <p>
+	 * Stop every instance using the topic first, and start them again with the new count once this has
+	 * returned: an instance still running with the old count keeps using the old buckets.
+	 * <p>
+	 * No job is lost. A job's old and new buckets are in different hash slots, so no script can move it at
+	 * once: each job is written into its new bucket first, then removed from its old one only if it has not
+	 * changed there meanwhile (else it is written again). Should this fail or the process die part-way, the
+	 * count stays unrecorded, so queues configured with the new count are still refused, and calling this
+	 * again finishes the move. A job whose move was cut between its two steps is in both buckets until then:
+	 * calling this again removes the old copy, but an instance started with the old count meanwhile could run
+	 * the job a second time. That duplicate is the price of never losing a job.
+	 * @throws IllegalStateException when some jobs could not be moved, naming them (another job with the
+	 * same id in the new bucket, or jobs that kept changing); the others are moved, and the count is not
+	 * recorded
+	 */
+	public long migrateBuckets(String topic) {
+		int buckets = this.options.bucketsOf(Job.checkTopic(topic));
+		long moved = this.migration.migrate(topic, buckets);
+		this.bucketCounts.record(topic, buckets);
+		logger.info("Moved {} jobs of topic \"{}\" to their buckets of {}, now its recorded bucket count", moved, topic,
+				buckets);
+		return moved;
 	}
 
 	/**
@@ -486,6 +527,14 @@ public class DelayQueue implements AutoCloseable {
 	@Override
 	public void close() {
 		this.pollers.close();
+	}
+
+	/**
+	 * Returns this queue's bucket count for the topic once it agrees with the one recorded in Redis. Every key of
+	 * a topic's jobs is made with it, so every operation on a topic checks the count first (Redis is asked once).
+	 */
+	private int checkedBucketsOf(String topic) {
+		return this.bucketCounts.check(topic, this.options.bucketsOf(topic));
 	}
 
 	private BucketKeys bucketOf(String topic, String id) {

@@ -232,6 +232,69 @@ public final class BucketOperations {
 		return letters;
 	}
 
+	/**
+	 * Reads jobs whole, without changing them, for a move to another bucket; ids the bucket holds nothing of
+	 * are left out.
+	 */
+	public List<ExportedJob> exportJobs(BucketKeys keys, List<String> ids) {
+		List reply = run(this.scripts.export, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead(), keys.policies()), ids.toArray());
+		List<ExportedJob> jobs = new ArrayList<>(ids.size());
+		for (int i = 0; i < ids.size(); i++) {
+			List fields = (List) reply.get(i);
+			if (!fields.isEmpty()) {
+				jobs.add(new ExportedJob(ids.get(i), RedisReplies.asString(fields.get(0)),
+						RedisReplies.asString(fields.get(1)), RedisReplies.asString(fields.get(2)),
+						RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4)),
+						RedisReplies.asString(fields.get(5))));
+			}
+		}
+		return jobs;
+	}
+
+	/**
+	 * Writes jobs read from another bucket into this one, as they were there. Returns, per job in order, 1
+	 * written, 2 written over an earlier copy of the same job, or -1 refused because another job with the same
+	 * id is here.
+	 */
+	public List<Long> importJobs(BucketKeys keys, List<ExportedJob> jobs) {
+		List<String> args = new ArrayList<>(2 + jobs.size() * 6);
+		args.add(keys.wakeChannel());
+		args.add(Integer.toString(keys.index()));
+		for (ExportedJob job : jobs) {
+			args.add(job.id());
+			args.add(job.entry());
+			args.add(job.meta());
+			args.add(job.index());
+			args.add(job.score());
+			args.add(job.policy());
+		}
+		return codes(run(this.scripts.importJobs, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead(), keys.policies(), keys.leaseTokens(), keys.signal()), args.toArray()));
+	}
+
+	/**
+	 * Removes jobs written into another bucket from this one, each only if unchanged since it was read.
+	 * Returns, per job in order, 1 removed, 0 changed since (left as it is), or -1 no longer here.
+	 */
+	public List<Long> forgetJobs(BucketKeys keys, List<ExportedJob> jobs) {
+		List<String> args = new ArrayList<>(jobs.size() * 2);
+		for (ExportedJob job : jobs) {
+			args.add(job.id());
+			args.add(job.fingerprint());
+		}
+		return codes(run(this.scripts.forget, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead()), args.toArray()));
+	}
+
+	private static List<Long> codes(List reply) {
+		List<Long> codes = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			codes.add(RedisReplies.asLong(code));
+		}
+		return codes;
+	}
+
 	private List run(RedisScript<List> script, List<String> keys, Object... args) {
 		return this.redis.execute(script, keys, args);
 	}

@@ -99,9 +99,19 @@ local function policy_number(policies_key, policy, known)
   return number
 end
 
--- The meta of a job waiting for its first claim, from its numbered policy; nil when the number is unknown.
+-- The meta of a job not yet claimed, added with policy `line`; nil when the line cannot be read.
+local function policy_meta(line, state, due)
+  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)$')
+  if not t then
+    return nil
+  end
+  return { state = state, attempts = 0, max = tonumber(x), ttr = tonumber(t), due = due, token = '',
+           bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = '' }
+end
+
+-- The policy line numbered `number` in the bucket's policies hash; nil when the number is unknown.
 -- `known` caches policy lines read by one script call.
-local function first_meta(policies_key, number, state, due, known)
+local function policy_line(policies_key, number, known)
   local line = known[number]
   if not line then
     line = redis.call('HGET', policies_key, number)
@@ -110,12 +120,14 @@ local function first_meta(policies_key, number, state, due, known)
     end
     known[number] = line
   end
-  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|([%d%.]+)|(%d+)|([%d%.]+)$')
-  if not t then
-    return nil
-  end
-  return { state = state, attempts = 0, max = tonumber(x), ttr = tonumber(t), due = due, token = '',
-           bi = tonumber(bi), bm = tonumber(bm), bx = tonumber(bx), bj = tonumber(bj), err = '' }
+  return line
+end
+
+-- The meta of a job waiting for its first claim, from its numbered policy; nil when the number is unknown.
+-- `known` caches policy lines read by one script call.
+local function first_meta(policies_key, number, state, due, known)
+  local line = policy_line(policies_key, number, known)
+  return line and policy_meta(line, state, due)
 end
 
 -- The state of a job without meta: the index holding it, and its score there; nil when in neither.
@@ -226,4 +238,29 @@ local function unindex(keys_by_state, id, state)
   if key then
     redis.call('ZREM', key, id)
   end
+end
+
+-- The indexes of a bucket by the names moves between buckets use for them.
+local function indexes_by_name(delayed_key, ready_key, reserved_key, dead_key)
+  return { delayed = delayed_key, ready = ready_key, reserved = reserved_key, dead = dead_key }
+end
+
+-- Reads all a bucket holds of job `id`, for a move to another bucket: its pool entry, its meta, the name
+-- of the first index holding it and its score there ('' for each one missing), and a fingerprint of them
+-- all that changes whenever one of them does. Returns nil when the bucket holds nothing of the job.
+local function whole_job(jobs_key, payloads_key, indexes, id)
+  local entry = redis.call('HGET', payloads_key, id) or ''
+  local meta = redis.call('HGET', jobs_key, id) or ''
+  local index, score = '', ''
+  for _, name in ipairs({ 'delayed', 'ready', 'reserved', 'dead' }) do
+    local found = redis.call('ZSCORE', indexes[name], id)
+    if found then
+      index, score = name, found
+      break
+    end
+  end
+  if entry == '' and meta == '' and index == '' then
+    return nil
+  end
+  return entry, meta, index, score, redis.sha1hex(table.concat({ entry, meta, index, score }, '\n'))
 end
