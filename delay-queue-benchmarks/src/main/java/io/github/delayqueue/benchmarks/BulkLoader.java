@@ -18,9 +18,10 @@ final class BulkLoader {
 
 	/**
 	 * Writes jobs with ids {@code from}, {@code from + 1}, ... as delay-queue's add script does for a job
-	 * added with a policy its bucket has numbered: the pool entry (the template's policy number, then the
-	 * payload) in the payloads hash and the id in the delayed set; no meta until the first claim. Ids have
-	 * the length of generated ids (26 characters).
+	 * added with a policy its bucket has numbered: the pool entry (the template's policy number and add token,
+	 * then the payload) in the payloads hash and the id in the delayed set; no meta until the first claim.
+	 * Ids have the length of generated ids (26 characters); the jobs share the template's add token, which
+	 * only an add of the same id reads.
 	 */
 	private static final String DELAY_QUEUE_LOADER = """
 			local payloads, delayed = KEYS[1], KEYS[2]

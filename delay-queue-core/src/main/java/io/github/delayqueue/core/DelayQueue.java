@@ -12,10 +12,14 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.internal.AddTokens;
+import io.github.delayqueue.core.internal.BucketCounts;
 import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketMigration;
 import io.github.delayqueue.core.internal.BucketOperations;
 import io.github.delayqueue.core.internal.BucketStats;
 import io.github.delayqueue.core.internal.ClaimResult;
+import io.github.delayqueue.core.internal.ConnectionRetries;
 import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
 import io.github.delayqueue.core.internal.DuePollers;
@@ -58,7 +62,11 @@ public class DelayQueue implements AutoCloseable {
 
 	private final StringRedisTemplate redis;
 
+	private final BucketCounts bucketCounts;
+
 	private final BucketOperations operations;
+
+	private final BucketMigration migration;
 
 	private final DuePollers pollers;
 
@@ -71,11 +79,13 @@ public class DelayQueue implements AutoCloseable {
 	public DelayQueue(RedisConnectionFactory connectionFactory, DelayQueueOptions options) {
 		this.connectionFactory = connectionFactory;
 		this.options = options;
-		this.keys = new KeyLayout(options.keyPrefix(), options::bucketsOf);
+		this.keys = new KeyLayout(options.keyPrefix(), this::checkedBucketsOf);
 		this.redis = new StringRedisTemplate(connectionFactory);
 		// the template's callbacks are ours and never close the connection: skip the per-call proxy
 		this.redis.setExposeConnection(true);
+		this.bucketCounts = new BucketCounts(this.redis, this.keys);
 		this.operations = new BucketOperations(this.redis);
+		this.migration = new BucketMigration(this.redis, this.operations, this.keys);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
@@ -87,30 +97,47 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Adds a job. Settings it leaves unset take this queue's defaults.
+	 * <p>
+	 * The job is stored with a random add token. When the connection fails under the add (Redis restarted,
+	 * the connection was reset), the add is sent again, at most three times in all with a short back-off; a
+	 * repeat that finds the job an earlier delivery made, by its add token, answers as that delivery did
+	 * rather than as for an existing id, and so does a command the Redis client re-sends by itself after a
+	 * reconnect. Other failures, a command timeout among them, are thrown as they are.
 	 * @return {@code true} when added (or, with {@link IfExists#REPLACE}, replaced an existing job);
-	 * {@code false} when a job with the same id exists and the job asked to {@link IfExists#REJECT}
+	 * {@code false} when another job with the same id exists and the job asked to {@link IfExists#REJECT}
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached; the job may then have
+	 * been added or not
 	 */
 	public boolean add(Job job) {
 		NewJob newJob = toNewJob(job);
-		boolean added = this.operations.add(newJob.bucket(), List.of(newJob)).get(0) != 0;
+		boolean added = sendAdd(newJob.bucket(), List.of(newJob)).get(0) != 0;
 		observeAdded(job, added);
 		return added;
 	}
 
 	/**
-	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs. Returns,
-	 * per job in order, what {@link #add(Job)} would.
+	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs, each
+	 * call retried as {@link #add(Job)} is. Returns, per job in order, what {@link #add(Job)} would.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached; the jobs of earlier
+	 * script calls are then added
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this.operations::add);
+		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this::sendAdd);
 		for (int i = 0; i < all.size(); i++) {
 			observeAdded(all.get(i), added.get(i));
 		}
 		return added;
+	}
+
+	/**
+	 * Sends the add script, again after a connection failure: the jobs' add tokens make a repeat harmless.
+	 */
+	private List<Long> sendAdd(BucketKeys bucket, List<NewJob> jobs) {
+		return ConnectionRetries.call("add", bucket.topic(), () -> this.operations.add(bucket, jobs));
 	}
 
 	/**
@@ -151,7 +178,8 @@ public class DelayQueue implements AutoCloseable {
 				(job.dueAt() != null) ? job.dueAt().toEpochMilli() : null,
 				(job.ttr() != null) ? job.ttr() : this.options.defaultTtr(),
 				(job.maxAttempts() != null) ? job.maxAttempts() : this.options.defaultMaxAttempts(),
-				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists());
+				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists(),
+				AddTokens.next());
 	}
 
 	/**
@@ -453,9 +481,12 @@ public class DelayQueue implements AutoCloseable {
 	 * Starts this instance's pollers of the topic: they move its jobs from delayed to ready as they fall
 	 * due and take back jobs whose lease expired. Listener containers do this for their topic. Polling is
 	 * counted: it goes on until {@link #stopPolling(String)} was called once per call of this method.
+	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one
+	 * recorded in Redis
 	 */
 	public void startPolling(String topic) {
-		this.pollers.start(Job.checkTopic(topic));
+		this.keys.buckets(Job.checkTopic(topic)); // checks the bucket count before any poller starts
+		this.pollers.start(topic);
 	}
 
 	/**
@@ -471,7 +502,39 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Moves every job of the topic into the bucket this queue's bucket count for it gives the job, from
+	 * whichever bucket of another count holds it, then records this queue's count as the topic's. Each job
+	 * keeps its state, due time, attempts, lease (deadline and token, so its holder can still finish it),
+	 * last error, policy, add token and payload. Returns how many jobs were moved; none when the topic is
+	 * already laid out in this queue's count.
+	 * <p>
+	 * Stop every instance using the topic first, and start them again with the new count once this has
+	 * returned: an instance still running with the old count keeps using the old buckets.
+	 * <p>
+	 * No job is lost. A job's old and new buckets are in different hash slots, so no script can move it at
+	 * once: each job is written into its new bucket first, then removed from its old one only if it has not
+	 * changed there meanwhile (else it is written again). Should this fail or the process die part-way, the
+	 * count stays unrecorded, so queues configured with the new count are still refused, and calling this
+	 * again finishes the move. A job whose move was cut between its two steps is in both buckets until then:
+	 * calling this again removes the old copy, but an instance started with the old count meanwhile could run
+	 * the job a second time. That duplicate is the price of never losing a job.
+	 * @throws IllegalStateException when some jobs could not be moved, naming them (another job with the
+	 * same id in the new bucket, or jobs that kept changing); the others are moved, and the count is not
+	 * recorded
+	 */
+	public long migrateBuckets(String topic) {
+		int buckets = this.options.bucketsOf(Job.checkTopic(topic));
+		long moved = this.migration.migrate(topic, buckets);
+		this.bucketCounts.record(topic, buckets);
+		logger.info("Moved {} jobs of topic \"{}\" to their buckets of {}, now its recorded bucket count", moved, topic,
+				buckets);
+		return moved;
+	}
+
+	/**
 	 * Returns how many buckets the topic is split into.
+	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one
+	 * recorded in Redis
 	 */
 	public int bucketCount(String topic) {
 		return this.keys.buckets(Job.checkTopic(topic)).size();
@@ -509,6 +572,14 @@ public class DelayQueue implements AutoCloseable {
 	@Override
 	public void close() {
 		this.pollers.close();
+	}
+
+	/**
+	 * Returns this queue's bucket count for the topic once it agrees with the one recorded in Redis. Every key of
+	 * a topic's jobs is made with it, so every operation on a topic checks the count first (Redis is asked once).
+	 */
+	private int checkedBucketsOf(String topic) {
+		return this.bucketCounts.check(topic, this.options.bucketsOf(topic));
 	}
 
 	private BucketKeys bucketOf(String topic, String id) {

@@ -13,6 +13,8 @@ public final class DelayQueueOptions {
 
 	public static final int DEFAULT_BUCKETS = 1;
 
+	public static final int MAX_BUCKETS = 1024;
+
 	public static final Duration DEFAULT_TTR = Duration.ofSeconds(30);
 
 	public static final int DEFAULT_MAX_ATTEMPTS = 3;
@@ -102,7 +104,9 @@ public final class DelayQueueOptions {
 	}
 
 	/**
-	 * Returns how many buckets the given topic is split into. Every instance sharing a topic must agree.
+	 * Returns how many buckets the given topic is split into. Every instance sharing a topic must agree: the
+	 * first to use the topic records its count in Redis, and a queue configured with another one is refused
+	 * (see {@link DelayQueue#migrateBuckets(String)} to change it).
 	 */
 	public int bucketsOf(String topic) {
 		return this.bucketsByTopic.getOrDefault(topic, this.buckets);
@@ -283,8 +287,8 @@ public final class DelayQueueOptions {
 		}
 
 		private static int checkBuckets(String name, Integer count) {
-			if (count == null || count < 1 || count > 1024) {
-				throw new IllegalArgumentException(name + ": must be between 1 and 1024, was " + count);
+			if (count == null || count < 1 || count > MAX_BUCKETS) {
+				throw new IllegalArgumentException(name + ": must be between 1 and " + MAX_BUCKETS + ", was " + count);
 			}
 			return count;
 		}

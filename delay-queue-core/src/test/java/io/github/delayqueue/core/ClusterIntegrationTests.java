@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,34 @@ class ClusterIntegrationTests {
 		assertThat(this.queue.deadLetters(TOPIC, 100)).hasSize(8);
 		assertThat(this.queue.purgeDead(TOPIC)).isEqualTo(8);
 		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.replay(TOPIC, "failing-3"));
+	}
+
+	@Test
+	void aTopicsJobsAreMovedAcrossMastersToANewBucketCountAndRefusedBeforehand(RedisCluster cluster) {
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			jobs.add(Job.builder(TOPIC).id("job-" + i).payload("{}").delay(Duration.ofMinutes(5)).build());
+		}
+		this.queue.addAll(jobs);
+		Map<String, JobInfo> infos = new HashMap<>();
+		for (Job job : jobs) {
+			infos.put(job.id(), this.queue.find(TOPIC, job.id()).orElseThrow());
+		}
+		DelayQueue resized = new DelayQueue(this.connectionFactory,
+				this.queue.options().mutate().bucketsByTopic(Map.of(TOPIC, 3)).build());
+		try {
+			assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> resized.stats(TOPIC));
+
+			assertThat(resized.migrateBuckets(TOPIC)).isPositive();
+
+			assertThat(resized.stats(TOPIC).delayed()).isEqualTo(100);
+			infos.forEach((id, info) -> assertThat(resized.find(TOPIC, id)).as(id).contains(info));
+			assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(
+					() -> new DelayQueue(this.connectionFactory, this.queue.options()).find(TOPIC, "job-1"));
+		}
+		finally {
+			resized.close();
+		}
 	}
 
 	private void start(JobHandler handler) {

@@ -74,6 +74,8 @@ class CorruptDataIntegrationTests {
 		this.redis.opsForHash().put(this.bucket.jobs(), "ready-no-payload", "R|0|3|30000|3||1000|2|60000|0|");
 		this.redis.opsForZSet().add(this.bucket.delayed(), "unknown-policy", 4);
 		this.redis.opsForHash().put(this.bucket.payloads(), "unknown-policy", "99|{}");
+		this.redis.opsForZSet().add(this.bucket.delayed(), "unknown-policy-with-token", 4);
+		this.redis.opsForHash().put(this.bucket.payloads(), "unknown-policy-with-token", "98:AbCd-_12|{}");
 		this.redis.opsForZSet().add(this.bucket.ready(), "no-policy-number", 5);
 		this.redis.opsForHash().put(this.bucket.payloads(), "no-policy-number", "{\"raw\":\"json\"}");
 
@@ -81,12 +83,13 @@ class CorruptDataIntegrationTests {
 		this.queue.add(Job.builder(TOPIC).id("good-after").payload("{}").delay(Duration.ofMillis(100)).build());
 
 		assertThat(this.goodJobRan.await(5, TimeUnit.SECONDS)).isTrue();
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 5);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 6);
 		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id, DeadLetter::lastError)
 			.containsExactlyInAnyOrder(tuple("no-pool-entry", "corrupt: in ready without a pool entry"),
 					tuple("garbled", "corrupt: in delayed with unreadable meta: not a meta line"),
 					tuple("ready-no-payload", "corrupt: in ready without a payload"),
 					tuple("unknown-policy", "corrupt: in ready with an unknown policy number: 99"),
+					tuple("unknown-policy-with-token", "corrupt: in ready with an unknown policy number: 98"),
 					tuple("no-policy-number", "corrupt: in ready with an unreadable pool entry: {\"raw\":\"json\"}"));
 		TestRedis.assertOneStateEach(this.redis, this.bucket.jobs().substring(0, this.bucket.jobs().indexOf(':')));
 

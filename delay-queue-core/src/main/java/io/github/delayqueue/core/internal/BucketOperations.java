@@ -37,10 +37,11 @@ public final class BucketOperations {
 
 	/**
 	 * Adds jobs of one bucket in one script call. Returns, per job in order, 1 added, 2 replaced an
-	 * existing job, or 0 rejected as existing.
+	 * existing job, or 0 rejected as existing. A job that already carries its add token was added by an
+	 * earlier delivery of the same call: it is left as it is and answered 1 (or 2 when asked to replace).
 	 */
 	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
-		List<String> args = new ArrayList<>(2 + jobs.size() * 11);
+		List<String> args = new ArrayList<>(2 + jobs.size() * 12);
 		args.add(keys.wakeChannel());
 		args.add(Integer.toString(keys.index()));
 		for (NewJob job : jobs) {
@@ -56,6 +57,7 @@ public final class BucketOperations {
 			args.add(Long.toString(backOff.max().toMillis()));
 			args.add(decimal(backOff.jitter()));
 			args.add(job.ifExists().name());
+			args.add(job.addToken());
 		}
 		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
 				keys.reserved(), keys.dead(), keys.signal(), keys.policies()), args.toArray());
@@ -229,6 +231,69 @@ public final class BucketOperations {
 					RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4))));
 		}
 		return letters;
+	}
+
+	/**
+	 * Reads jobs whole, without changing them, for a move to another bucket; ids the bucket holds nothing of
+	 * are left out.
+	 */
+	public List<ExportedJob> exportJobs(BucketKeys keys, List<String> ids) {
+		List reply = run(this.scripts.export, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead(), keys.policies()), ids.toArray());
+		List<ExportedJob> jobs = new ArrayList<>(ids.size());
+		for (int i = 0; i < ids.size(); i++) {
+			List fields = (List) reply.get(i);
+			if (!fields.isEmpty()) {
+				jobs.add(new ExportedJob(ids.get(i), RedisReplies.asString(fields.get(0)),
+						RedisReplies.asString(fields.get(1)), RedisReplies.asString(fields.get(2)),
+						RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4)),
+						RedisReplies.asString(fields.get(5))));
+			}
+		}
+		return jobs;
+	}
+
+	/**
+	 * Writes jobs read from another bucket into this one, as they were there. Returns, per job in order, 1
+	 * written, 2 written over an earlier copy of the same job, or -1 refused because another job with the same
+	 * id is here.
+	 */
+	public List<Long> importJobs(BucketKeys keys, List<ExportedJob> jobs) {
+		List<String> args = new ArrayList<>(2 + jobs.size() * 6);
+		args.add(keys.wakeChannel());
+		args.add(Integer.toString(keys.index()));
+		for (ExportedJob job : jobs) {
+			args.add(job.id());
+			args.add(job.entry());
+			args.add(job.meta());
+			args.add(job.index());
+			args.add(job.score());
+			args.add(job.policy());
+		}
+		return codes(run(this.scripts.importJobs, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead(), keys.policies(), keys.leaseTokens(), keys.signal()), args.toArray()));
+	}
+
+	/**
+	 * Removes jobs written into another bucket from this one, each only if unchanged since it was read.
+	 * Returns, per job in order, 1 removed, 0 changed since (left as it is), or -1 no longer here.
+	 */
+	public List<Long> forgetJobs(BucketKeys keys, List<ExportedJob> jobs) {
+		List<String> args = new ArrayList<>(jobs.size() * 2);
+		for (ExportedJob job : jobs) {
+			args.add(job.id());
+			args.add(job.fingerprint());
+		}
+		return codes(run(this.scripts.forget, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
+				keys.reserved(), keys.dead()), args.toArray()));
+	}
+
+	private static List<Long> codes(List reply) {
+		List<Long> codes = new ArrayList<>(reply.size());
+		for (Object code : reply) {
+			codes.add(RedisReplies.asLong(code));
+		}
+		return codes;
 	}
 
 	private List run(RedisScript<List> script, List<String> keys, Object... args) {

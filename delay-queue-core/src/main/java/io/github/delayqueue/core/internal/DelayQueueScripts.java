@@ -45,6 +45,12 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> deadLetters = load("dead_letters");
 
+	public final RedisScript<List> export = load("export");
+
+	public final RedisScript<List> importJobs = load("import");
+
+	public final RedisScript<List> forget = load("forget");
+
 	private static RedisScript<List> load(String name) {
 		return load(name, List.class);
 	}

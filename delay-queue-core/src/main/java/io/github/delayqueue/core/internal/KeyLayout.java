@@ -25,7 +25,15 @@ public final class KeyLayout {
 	 * Returns the keys of the bucket holding job {@code id} of {@code topic}.
 	 */
 	public BucketKeys bucketOf(String topic, String id) {
-		return bucket(topic, bucketIndex(id, this.bucketsOf.applyAsInt(topic)));
+		return bucketOf(topic, id, this.bucketsOf.applyAsInt(topic));
+	}
+
+	/**
+	 * Returns the keys of the bucket holding job {@code id} of {@code topic} when the topic has
+	 * {@code buckets} buckets.
+	 */
+	public BucketKeys bucketOf(String topic, String id, int buckets) {
+		return bucket(topic, bucketIndex(id, buckets));
 	}
 
 	/**
@@ -45,6 +53,14 @@ public final class KeyLayout {
 		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
 				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", base + "policies",
 				wakeChannel(topic));
+	}
+
+	/**
+	 * Returns the string key recording how many buckets the topic's jobs are laid out in. It has no hash tag:
+	 * it is read and written with plain commands, never inside a bucket's script.
+	 */
+	public String bucketCount(String topic) {
+		return this.prefix + ":buckets:" + topic;
 	}
 
 	/**

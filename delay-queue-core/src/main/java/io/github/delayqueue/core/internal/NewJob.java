@@ -17,7 +17,8 @@ import io.github.delayqueue.core.IfExists;
  * @param maxAttempts its most attempts
  * @param backOff its back-off between attempts
  * @param ifExists what to do when the id exists
+ * @param addToken the token of this add, sent again with each retry of it (see {@link AddTokens})
  */
 public record NewJob(BucketKeys bucket, String id, String payload, long delayMillis, Long dueAtMillis, Duration ttr,
-		int maxAttempts, BackOff backOff, IfExists ifExists) {
+		int maxAttempts, BackOff backOff, IfExists ifExists, String addToken) {
 }

@@ -130,6 +130,9 @@ public class DelayQueueListenerContainer {
 	}
 
 	protected void doStart() {
+		// refuses a topic whose recorded bucket count differs before anything is started
+		int buckets = this.queue.bucketCount(this.topic);
+		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
 		int capacity = concurrency + this.options.prefetch();
 		Claims claims = new Claims(this.queue, this.topic, capacity, this.claimed, this.ended);
@@ -157,12 +160,11 @@ public class DelayQueueListenerContainer {
 				this.ownWorkers.shutdownNow();
 				this.ownWorkers = null;
 			}
+			this.queue.stopPolling(this.topic);
 			throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
 					+ concurrency + " workers at once; give the container an executor that can, such as one of "
 					+ "virtual threads", ex);
 		}
-		this.queue.startPolling(this.topic);
-		int buckets = this.queue.bucketCount(this.topic);
 		int mostPerClaim = BucketFetcher.mostPerClaim(capacity, buckets);
 		this.fetchers = IntStream.range(0, buckets)
 			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,

@@ -2,7 +2,7 @@
 -- that pays for the clock read, the poller wake-up and the consumer signal once.
 --
 -- KEYS[1] jobs      hash  id -> meta (written here only for a job whose policy gets no number)
--- KEYS[2] payloads  hash  id -> policy number|payload
+-- KEYS[2] payloads  hash  id -> policy number:add token|payload
 -- KEYS[3] delayed   zset  id by due time
 -- KEYS[4] ready     zset  id by due time
 -- KEYS[5] reserved  zset  id by lease deadline
@@ -10,13 +10,16 @@
 -- KEYS[7] signal    zset  consumer wake-up marker
 -- KEYS[8] policies  hash  the bucket's numbered policies
 -- ARGV[1] poller wake-up channel   ARGV[2] this bucket's index
--- then 11 arguments per job:
+-- then 12 arguments per job:
 --   id, payload, delay in ms from the Redis clock's now (or '' when a due time follows),
 --   due time in epoch ms taken as given (or ''), ttr ms, max attempts,
---   back-off initial ms, multiplier, max ms, jitter, and 'REJECT' or 'REPLACE' for an existing id
+--   back-off initial ms, multiplier, max ms, jitter, 'REJECT' or 'REPLACE' for an existing id,
+--   and the add token: random characters (no ':' or '|') the producer sends again when it retries this add
 --
 -- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an
--- existing job, 0 rejected (the id exists).
+-- existing job, 0 rejected (the id exists). An add whose job already carries its token was delivered
+-- before (a client re-sent it after a reconnect, or the producer retried it): it changes nothing and
+-- answers as the first delivery did, 1 (or 2 for 'REPLACE'), with a due time of -1.
 
 local jobs, payloads, delayed, ready, reserved, dead, signal, policies =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -27,7 +30,16 @@ local any_ready = false
 local known_policies = {}
 local reply = { now }
 
-for first = 3, #ARGV, 11 do
+-- Whether `entry` was written by an earlier delivery of the add carrying `token`.
+local function written_by(entry, token)
+  if not entry or token == '' then
+    return false -- an entry from before add tokens has none, and matches no add
+  end
+  local _, entry_token = entry_head(entry)
+  return entry_token == token
+end
+
+for first = 3, #ARGV, 12 do
   local id = ARGV[first]
   local due
   if ARGV[first + 3] ~= '' then
@@ -42,12 +54,19 @@ for first = 3, #ARGV, 11 do
   local policy = table.concat({ ARGV[first + 4], ARGV[first + 5], ARGV[first + 6], ARGV[first + 7], ARGV[first + 8],
                                 ARGV[first + 9] }, '|')
   local number = policy_number(policies, policy, known_policies)
-  local entry = number .. '|' .. ARGV[first + 1]
+  local token = ARGV[first + 11]
+  local entry = number .. ':' .. token .. '|' .. ARGV[first + 1]
 
   local code = 1
+  local delivered_before = false
   if ARGV[first + 10] == 'REPLACE' then
+    local old_entry = redis.call('HGET', payloads, id)
     local old_meta = redis.call('HGET', jobs, id)
-    if redis.call('HSET', payloads, id, entry) == 0 or old_meta then
+    if written_by(old_entry, token) then
+      code = 2
+      delivered_before = true -- replacing again would take the job back from a consumer already running it
+    elseif old_entry or old_meta then
+      redis.call('HSET', payloads, id, entry)
       code = 2
       local old = meta_decode(old_meta)
       if old then
@@ -60,12 +79,21 @@ for first = 3, #ARGV, 11 do
       if old_meta then
         redis.call('HDEL', jobs, id)
       end
+    else
+      redis.call('HSET', payloads, id, entry)
     end
   elseif redis.call('HEXISTS', jobs, id) == 1 or redis.call('HSETNX', payloads, id, entry) == 0 then
-    code = 0 -- a job with meta but no payload (only corrupt data has that) still counts as existing
+    if written_by(redis.call('HGET', payloads, id), token) then
+      delivered_before = true
+    else
+      code = 0 -- a job with meta but no payload (only corrupt data has that) still counts as existing
+    end
   end
 
-  if code ~= 0 then
+  if delivered_before then
+    reply[#reply + 1] = code
+    reply[#reply + 1] = -1
+  elseif code ~= 0 then
     if number == '' then
       redis.call('HSET', jobs, id, meta_encode({ state = state, attempts = 0, max = tonumber(ARGV[first + 5]),
         ttr = tonumber(ARGV[first + 4]), due = due, token = '', bi = tonumber(ARGV[first + 6]),

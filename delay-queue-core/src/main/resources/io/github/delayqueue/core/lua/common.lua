@@ -1,10 +1,13 @@
 -- Shared by every script (prepended at load time by DelayQueueScripts).
 --
 -- A job lives in the pool, two hash fields of its bucket:
---   `payloads[id]` := policy|payload, written once at add and never touched by a move: the number of the
---                     policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
---                     hash, then the JSON payload. The number is empty for a job whose meta was written
---                     at add (when the bucket already knows MAX_POLICIES policies).
+--   `payloads[id]` := policy:addToken|payload, written once at add and never touched by a move: the number of
+--                     the policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
+--                     hash; the add token, a few random characters the producer sent with the add (and with its
+--                     retries), so that an add delivered twice finds its own job rather than a duplicate id;
+--                     then the JSON payload. The number is empty for a job whose meta was written at add (when
+--                     the bucket already knows MAX_POLICIES policies). Entries written before add tokens,
+--                     policy|payload, read as having an empty token.
 --   `jobs[id]`     := meta, a short line the scripts rewrite on every move. A job waiting for its first
 --                     claim has none: it is in the state of the index holding it (delayed or ready), with
 --                     no attempts, due at its score, under its numbered policy. The first claim writes it.
@@ -99,17 +102,26 @@ end
 -- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.
 local MAX_POLICIES = 1000
 
--- Splits a pool entry into its policy number ('' when the job has meta of its own) and its payload.
+-- Reads the head of a pool entry without copying its payload: its policy number ('' when the job has meta
+-- of its own), its add token ('' when it has none) and the position of the '|' before the payload.
 -- Returns nil for an entry that has no '|'.
-local function entry_split(entry)
-  if not entry then
-    return nil
-  end
-  local bar = string.find(entry, '|', 1, true)
+local function entry_head(entry)
+  local bar = entry and string.find(entry, '|', 1, true)
   if not bar then
     return nil
   end
-  return string.sub(entry, 1, bar - 1), string.sub(entry, bar + 1)
+  local number, token = string.match(string.sub(entry, 1, bar - 1), '^([^:]*):?(.*)$')
+  return number, token, bar
+end
+
+-- Splits a pool entry into its policy number ('' when the job has meta of its own), its payload and its
+-- add token ('' when it has none). Returns nil for an entry that has no '|'.
+local function entry_split(entry)
+  local number, token, bar = entry_head(entry)
+  if not number then
+    return nil
+  end
+  return number, string.sub(entry, bar + 1), token
 end
 
 -- The number of `policy` in the bucket's policies hash, numbering it when new; '' when the bucket
@@ -133,9 +145,20 @@ local function policy_number(policies_key, policy, known)
   return number
 end
 
--- The meta of a job waiting for its first claim, from its numbered policy; nil when the number is unknown.
+-- The meta of a job not yet claimed, added with policy `line`; nil when the line cannot be read.
+local function policy_meta(line, state, due)
+  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$')
+  local m = { state = state, attempts = 0, max = exact(x), ttr = exact(t), due = due, token = '', bi = exact(bi),
+              bm = exact(bm), bx = exact(bx), bj = exact(bj), err = '' }
+  if not (m.max and m.ttr and m.bi and m.bm and m.bx and m.bj) then
+    return nil
+  end
+  return m
+end
+
+-- The policy line numbered `number` in the bucket's policies hash; nil when the number is unknown.
 -- `known` caches policy lines read by one script call.
-local function first_meta(policies_key, number, state, due, known)
+local function policy_line(policies_key, number, known)
   local line = known[number]
   if not line then
     line = redis.call('HGET', policies_key, number)
@@ -144,13 +167,14 @@ local function first_meta(policies_key, number, state, due, known)
     end
     known[number] = line
   end
-  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$')
-  local m = { state = state, attempts = 0, max = exact(x), ttr = exact(t), due = due, token = '', bi = exact(bi),
-              bm = exact(bm), bx = exact(bx), bj = exact(bj), err = '' }
-  if not (m.max and m.ttr and m.bi and m.bm and m.bx and m.bj) then
-    return nil
-  end
-  return m
+  return line
+end
+
+-- The meta of a job waiting for its first claim, from its numbered policy; nil when the number is unknown.
+-- `known` caches policy lines read by one script call.
+local function first_meta(policies_key, number, state, due, known)
+  local line = policy_line(policies_key, number, known)
+  return line and policy_meta(line, state, due)
 end
 
 -- The state of a job without meta: the index holding it, and its score there; nil when in neither.
@@ -271,4 +295,29 @@ local function unindex(keys_by_state, id, state)
   if key then
     redis.call('ZREM', key, id)
   end
+end
+
+-- The indexes of a bucket by the names moves between buckets use for them.
+local function indexes_by_name(delayed_key, ready_key, reserved_key, dead_key)
+  return { delayed = delayed_key, ready = ready_key, reserved = reserved_key, dead = dead_key }
+end
+
+-- Reads all a bucket holds of job `id`, for a move to another bucket: its pool entry, its meta, the name
+-- of the first index holding it and its score there ('' for each one missing), and a fingerprint of them
+-- all that changes whenever one of them does. Returns nil when the bucket holds nothing of the job.
+local function whole_job(jobs_key, payloads_key, indexes, id)
+  local entry = redis.call('HGET', payloads_key, id) or ''
+  local meta = redis.call('HGET', jobs_key, id) or ''
+  local index, score = '', ''
+  for _, name in ipairs({ 'delayed', 'ready', 'reserved', 'dead' }) do
+    local found = redis.call('ZSCORE', indexes[name], id)
+    if found then
+      index, score = name, found
+      break
+    end
+  end
+  if entry == '' and meta == '' and index == '' then
+    return nil
+  end
+  return entry, meta, index, score, redis.sha1hex(table.concat({ entry, meta, index, score }, '\n'))
 end

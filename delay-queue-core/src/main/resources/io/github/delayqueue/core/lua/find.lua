@@ -16,7 +16,7 @@ if not raw then
   if not entry then
     return {}
   end
-  local number = entry_split(entry)
+  local number = entry_head(entry)
   local state, due = pending_state(delayed, ready, id)
   if not state then
     return { 'corrupt', 'a pool entry in no index' }

@@ -1,0 +1,85 @@
+package io.github.delayqueue.core.internal;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.core.BucketCountMismatchException;
+
+import org.springframework.data.redis.core.RedisOperations;
+
+/**
+ * Keeps every instance of a topic on one bucket count: the first queue to use a topic records its count in
+ * Redis ({@code SET NX} on {@link KeyLayout#bucketCount(String)}), and each queue checks its own count
+ * against the record once per topic, before its first operation on the topic. The record is one small
+ * string key outside every bucket's hash slot, so it is read and written with plain commands, never inside
+ * a script.
+ */
+public final class BucketCounts {
+
+	private static final int MAX_READS = 3;
+
+	private final RedisOperations<String, String> redis;
+
+	private final KeyLayout keys;
+
+	private final Set<String> checked = ConcurrentHashMap.newKeySet();
+
+	public BucketCounts(RedisOperations<String, String> redis, KeyLayout keys) {
+		this.redis = redis;
+		this.keys = keys;
+	}
+
+	/**
+	 * Returns {@code buckets}, the count this queue is configured with for {@code topic}, once it agrees
+	 * with the count recorded for the topic (recording it when there is none). Only the first call per topic
+	 * asks Redis, unless it throws.
+	 * @throws BucketCountMismatchException when another count is recorded
+	 */
+	public int check(String topic, int buckets) {
+		if (this.checked.contains(topic)) {
+			return buckets;
+		}
+		int recorded = ConnectionRetries.call("bucket count check", topic, () -> recordIfAbsent(topic, buckets));
+		if (recorded != buckets) {
+			throw new BucketCountMismatchException(topic, recorded, buckets);
+		}
+		this.checked.add(topic);
+		return buckets;
+	}
+
+	/**
+	 * Records {@code buckets} as the topic's bucket count, replacing any count recorded before.
+	 */
+	public void record(String topic, int buckets) {
+		ConnectionRetries.call("bucket count record", topic, () -> {
+			this.redis.opsForValue().set(this.keys.bucketCount(topic), Integer.toString(buckets));
+			return null;
+		});
+		this.checked.add(topic);
+	}
+
+	private int recordIfAbsent(String topic, int buckets) {
+		String key = this.keys.bucketCount(topic);
+		for (int read = 1;; read++) {
+			if (Boolean.TRUE.equals(this.redis.opsForValue().setIfAbsent(key, Integer.toString(buckets)))) {
+				return buckets;
+			}
+			String recorded = this.redis.opsForValue().get(key);
+			if (recorded != null) {
+				try {
+					return Integer.parseInt(recorded);
+				}
+				catch (NumberFormatException ex) {
+					throw new IllegalStateException("The bucket count of topic \"" + topic + "\" recorded in Redis at "
+							+ key + " is unreadable: \"" + recorded + "\"; set it to the count the topic's jobs are "
+							+ "laid out in", ex);
+				}
+			}
+			if (read == MAX_READS) { // deleted each time between our SET NX and GET: someone keeps deleting it
+				throw new IllegalStateException("The bucket count of topic \"" + topic + "\" at " + key
+						+ " kept disappearing while it was read");
+			}
+		}
+	}
+
+}
