@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
-import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -64,7 +64,8 @@ final class ProcessRedisCluster implements RedisCluster, AutoCloseable {
 				RedisCommands<String, String> node = connections.get(i).sync();
 				// Distinct epochs up front, as redis-cli does, so nodes need no epoch collision round to agree.
 				node.clusterSetConfigEpoch(i + 1);
-				node.clusterAddSlotsRange(Range.create(SLOTS * i / MASTERS, SLOTS * (i + 1) / MASTERS - 1));
+				// CLUSTER ADDSLOTS, not ADDSLOTSRANGE: that one came with Redis 7.0, and the oldest supported is 6.2.
+				node.clusterAddSlots(IntStream.range(SLOTS * i / MASTERS, SLOTS * (i + 1) / MASTERS).toArray());
 			}
 			RedisCommands<String, String> first = connections.get(0).sync();
 			for (ProcessRedisServer node : nodes.subList(1, MASTERS)) {

@@ -8,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -20,32 +22,81 @@ import org.testcontainers.DockerClientFactory;
 
 /**
  * Decides where test Redis servers come from and starts them: Testcontainers, {@code redis-server} on the
- * {@code PATH}, or the binary in {@code org.signal:embedded-redis}.
+ * {@code PATH}, or a binary shipped in {@code org.signal:embedded-redis}.
+ * <p>
+ * The system property {@code delayqueue.test.redis}, else the environment variable {@code DELAYQUEUE_TEST_REDIS},
+ * forces the choice: {@code testcontainers}, {@code binary}, {@code embedded} (Redis 7.0.15), {@code 6.2} (Redis
+ * 6.2.7, the oldest Redis the project supports, from {@code org.signal:embedded-redis} 0.8.3, which this module's
+ * build unpacks next to its classes), or the path of a {@code redis-server} binary.
  */
 final class RedisProvisioner {
 
 	/**
-	 * System property forcing a {@link Strategy} by its lower-case name.
+	 * System property forcing a {@link Strategy} by its name, or naming a {@code redis-server} binary by its path.
 	 */
 	static final String STRATEGY_PROPERTY = "delayqueue.test.redis";
+
+	/**
+	 * Environment variable read like {@link #STRATEGY_PROPERTY} when that property is not set.
+	 */
+	static final String STRATEGY_VARIABLE = "DELAYQUEUE_TEST_REDIS";
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisProvisioner.class);
 
 	private static final String BINARY_NAME = "redis-server";
 
 	// Ties this class to embedded-redis 0.9.1, whose jar holds the binaries as "redis-server-7.0.15-<os>-<arch>".
-	private static final String EMBEDDED_VERSION = "7.0.15";
+	static final String EMBEDDED_VERSION = "7.0.15";
+
+	// The binaries of embedded-redis 0.8.3, unpacked by this module's pom as "redis-server-6.2.7-<os>-<arch>".
+	static final String EMBEDDED_6_2_VERSION = "6.2.7";
 
 	private static RedisProvisioner instance;
 
-	private static Path embeddedBinary;
+	private static final Map<String, Path> embeddedBinaries = new HashMap<>();
 
 	private final Strategy strategy;
+
+	private final Path givenBinary;
 
 	private Path clusterBinary;
 
 	RedisProvisioner(Strategy strategy) {
+		this(strategy, null);
+		if (strategy == Strategy.FILE) {
+			throw new IllegalArgumentException("Strategy.FILE needs the path of a binary");
+		}
+	}
+
+	private RedisProvisioner(Strategy strategy, Path givenBinary) {
 		this.strategy = strategy;
+		this.givenBinary = givenBinary;
+	}
+
+	/**
+	 * Returns a provisioner running the {@code redis-server} binary at {@code binary}.
+	 */
+	static RedisProvisioner forBinary(Path binary) {
+		if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
+			throw new IllegalArgumentException(
+					STRATEGY_PROPERTY + "=" + binary + " is no executable file (nor one of " + Strategy.names() + ")");
+		}
+		return new RedisProvisioner(Strategy.FILE, binary.toAbsolutePath());
+	}
+
+	/**
+	 * Returns the provisioner a {@link #STRATEGY_PROPERTY} value asks for: a {@link Strategy} by name, else a path.
+	 */
+	static RedisProvisioner forSetting(String value) {
+		String trimmed = value.trim();
+		if (trimmed.contains("/") || trimmed.contains(File.separator)) {
+			return forBinary(Paths.get(trimmed));
+		}
+		return new RedisProvisioner(Strategy.parse(trimmed));
+	}
+
+	Strategy strategy() {
+		return this.strategy;
 	}
 
 	/**
@@ -53,22 +104,31 @@ final class RedisProvisioner {
 	 */
 	static synchronized RedisProvisioner get() {
 		if (instance == null) {
-			instance = new RedisProvisioner(chooseStrategy());
+			instance = choose();
 		}
 		return instance;
 	}
 
-	private static Strategy chooseStrategy() {
-		String forced = System.getProperty(STRATEGY_PROPERTY);
-		if (forced != null && !forced.isBlank()) {
-			Strategy strategy = Strategy.parse(forced);
-			logger.info("Test Redis: {} ({}={})", strategy.description, STRATEGY_PROPERTY, forced);
-			return strategy;
+	private static RedisProvisioner choose() {
+		String property = System.getProperty(STRATEGY_PROPERTY);
+		String variable = System.getenv(STRATEGY_VARIABLE);
+		String source = (property != null && !property.isBlank()) ? STRATEGY_PROPERTY
+				: (variable != null && !variable.isBlank()) ? STRATEGY_VARIABLE : null;
+		if (source != null) {
+			String forced = STRATEGY_PROPERTY.equals(source) ? property : variable;
+			RedisProvisioner provisioner = forSetting(forced);
+			logger.info("Test Redis: {} ({}={})", provisioner.description(), source, forced.trim());
+			return provisioner;
 		}
 		Strategy strategy = dockerAnswers() ? Strategy.TESTCONTAINERS
 				: findOnPath(BINARY_NAME).isPresent() ? Strategy.BINARY : Strategy.EMBEDDED;
-		logger.info("Test Redis: {}", strategy.description);
-		return strategy;
+		RedisProvisioner provisioner = new RedisProvisioner(strategy);
+		logger.info("Test Redis: {}", provisioner.description());
+		return provisioner;
+	}
+
+	String description() {
+		return (this.strategy == Strategy.FILE) ? BINARY_NAME + " at " + this.givenBinary : this.strategy.description;
 	}
 
 	ManagedRedisServer startServer() {
@@ -96,30 +156,38 @@ final class RedisProvisioner {
 		return this.clusterBinary;
 	}
 
-	private static Path binary(Strategy strategy) {
-		if (strategy == Strategy.EMBEDDED) {
-			return embeddedBinary();
-		}
-		return findOnPath(BINARY_NAME).orElseThrow(() -> new IllegalStateException(
-				STRATEGY_PROPERTY + "=binary but there is no " + BINARY_NAME + " on the PATH"));
+	private Path binary(Strategy strategy) {
+		return switch (strategy) {
+			case EMBEDDED -> embeddedBinary();
+			case EMBEDDED_6_2 -> embeddedBinary(EMBEDDED_6_2_VERSION);
+			case FILE -> this.givenBinary;
+			case BINARY, TESTCONTAINERS -> findOnPath(BINARY_NAME).orElseThrow(() -> new IllegalStateException(
+					STRATEGY_PROPERTY + "=binary but there is no " + BINARY_NAME + " on the PATH"));
+		};
 	}
 
 	/**
-	 * Extracts the embedded binary for this platform, once per JVM.
+	 * Extracts the embedded Redis 7.0.15 binary for this platform, once per JVM.
 	 */
-	static synchronized Path embeddedBinary() {
-		if (embeddedBinary == null) {
-			embeddedBinary = extractEmbeddedBinary();
-		}
-		return embeddedBinary;
+	static Path embeddedBinary() {
+		return embeddedBinary(EMBEDDED_VERSION);
 	}
 
-	private static Path extractEmbeddedBinary() {
-		String resource = BINARY_NAME + "-" + EMBEDDED_VERSION + "-" + platform();
+	/**
+	 * Extracts the embedded binary of Redis {@code version} for this platform, once per JVM.
+	 */
+	static synchronized Path embeddedBinary(String version) {
+		return embeddedBinaries.computeIfAbsent(version, RedisProvisioner::extractEmbeddedBinary);
+	}
+
+	private static Path extractEmbeddedBinary(String version) {
+		String resource = BINARY_NAME + "-" + version + "-" + platform();
 		try (InputStream binary = RedisProvisioner.class.getClassLoader().getResourceAsStream(resource)) {
 			if (binary == null) {
-				throw new IllegalStateException(
-						"No " + resource + " on the classpath, is org.signal:embedded-redis 0.9.1 there?");
+				throw new IllegalStateException("No " + resource + " on the classpath: " + (version
+					.equals(EMBEDDED_VERSION) ? "is org.signal:embedded-redis 0.9.1 there?"
+							: "the build of delay-queue-test-support unpacks it from org.signal:embedded-redis 0.8.3 "
+									+ "(run Maven with -am, so that the reactor builds that module)"));
 			}
 			Path directory = Files.createTempDirectory("delayqueue-redis-bin-");
 			Path target = directory.resolve(resource);
@@ -204,25 +272,40 @@ final class RedisProvisioner {
 	 */
 	enum Strategy {
 
-		TESTCONTAINERS("Testcontainers (redis:7.2)"),
+		TESTCONTAINERS("testcontainers", "Testcontainers (redis:7.2)"),
 
-		BINARY("redis-server from the PATH"),
+		BINARY("binary", "redis-server from the PATH"),
 
-		EMBEDDED("redis-server " + EMBEDDED_VERSION + " from org.signal:embedded-redis");
+		EMBEDDED("embedded", "redis-server " + EMBEDDED_VERSION + " from org.signal:embedded-redis 0.9.1"),
+
+		EMBEDDED_6_2("6.2", "redis-server " + EMBEDDED_6_2_VERSION + " from org.signal:embedded-redis 0.8.3"),
+
+		/**
+		 * A binary given by its path; not chosen by name.
+		 */
+		FILE(null, "a redis-server binary given by its path");
+
+		private final String settingName;
 
 		private final String description;
 
-		Strategy(String description) {
+		Strategy(String settingName, String description) {
+			this.settingName = settingName;
 			this.description = description;
 		}
 
 		static Strategy parse(String value) {
-			String name = value.trim().toUpperCase(Locale.ROOT);
+			String name = value.trim().toLowerCase(Locale.ROOT);
 			return Arrays.stream(values())
-				.filter((strategy) -> strategy.name().equals(name))
+				.filter((strategy) -> name.equals(strategy.settingName))
 				.findFirst()
-				.orElseThrow(() -> new IllegalArgumentException(STRATEGY_PROPERTY + "=" + value
-						+ " is none of testcontainers, binary, embedded"));
+				.orElseThrow(() -> new IllegalArgumentException(STRATEGY_PROPERTY + "=" + value + " is none of "
+						+ names() + ", nor the path of a redis-server binary"));
+		}
+
+		static String names() {
+			return String.join(", ",
+					Arrays.stream(values()).map((strategy) -> strategy.settingName).filter(Objects::nonNull).toList());
 		}
 
 	}

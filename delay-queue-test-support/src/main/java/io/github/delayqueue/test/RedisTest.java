@@ -13,8 +13,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link #cluster()}, {@link RedisCluster} parameters.
  * <p>
  * Redis comes from Testcontainers when a Docker engine answers, else from {@code redis-server} on the {@code PATH},
- * else from the binary shipped in {@code org.signal:embedded-redis}. The system property {@code delayqueue.test.redis}
- * ({@code testcontainers}, {@code binary} or {@code embedded}) forces one of them.
+ * else from the Redis 7.0.15 binary shipped in {@code org.signal:embedded-redis}. The system property
+ * {@code delayqueue.test.redis}, else the environment variable {@code DELAYQUEUE_TEST_REDIS}, forces the choice:
+ * {@code testcontainers}, {@code binary}, {@code embedded}, {@code 6.2} (the Redis 6.2.7 binary of
+ * {@code org.signal:embedded-redis} 0.8.3, the oldest Redis supported) or the path of a {@code redis-server} binary.
+ * A cluster always runs as local processes, of the chosen binary ({@code redis-server} from the {@code PATH}, else
+ * the embedded 7.0.15, when the choice is Testcontainers).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

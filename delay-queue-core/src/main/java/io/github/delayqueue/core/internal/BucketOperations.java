@@ -31,8 +31,11 @@ public final class BucketOperations {
 
 	private final DelayQueueScripts scripts = new DelayQueueScripts();
 
+	private final RedisVersionCheck versionCheck;
+
 	public BucketOperations(RedisOperations<String, String> redis) {
 		this.redis = redis;
+		this.versionCheck = RedisVersionCheck.of(redis);
 	}
 
 	/**
@@ -297,6 +300,7 @@ public final class BucketOperations {
 	}
 
 	private List run(RedisScript<List> script, List<String> keys, Object... args) {
+		this.versionCheck.check();
 		return this.redis.execute(script, keys, args);
 	}
 
