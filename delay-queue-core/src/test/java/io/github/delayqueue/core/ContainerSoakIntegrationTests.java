@@ -107,7 +107,9 @@ class ContainerSoakIntegrationTests {
 		int faults = 0;
 		while (System.nanoTime() < end) {
 			if (System.nanoTime() < sendingEnds) {
-				for (int i = random.nextInt(20); i > 0; i--) {
+				// about 60 jobs a second: a load the containers keep up with on a busy 2-core machine, so the
+				// run ends settled rather than measuring throughput
+				for (int i = random.nextInt(5); i > 0; i--) {
 					String topic = TOPICS.get(random.nextInt(TOPICS.size()));
 					String id = "job-" + sent++;
 					Job job = Job.builder(topic)
@@ -334,10 +336,10 @@ class ContainerSoakIntegrationTests {
 			Random behaviour = new Random(Long.parseLong(job.payload()) + job.attempt());
 			try {
 				int kind = behaviour.nextInt(100);
-				if (kind < 75) {
+				if (kind < 85) {
 					Thread.sleep(behaviour.nextInt(20));
 				}
-				else if (kind < 90) {
+				else if (kind < 95) {
 					Thread.sleep(behaviour.nextInt((int) TTR.toMillis()));
 				}
 				else {

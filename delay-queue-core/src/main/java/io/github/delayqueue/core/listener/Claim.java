@@ -1,5 +1,7 @@
 package io.github.delayqueue.core.listener;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.delayqueue.core.ReservedJob;
@@ -33,6 +35,9 @@ final class Claim {
 
 	private volatile Thread worker;
 
+	/** Counted down when the handler has returned or thrown. */
+	private final CountDownLatch handlerEnded = new CountDownLatch(1);
+
 	Claim(ReservedJob job) {
 		this.job = job;
 	}
@@ -65,6 +70,22 @@ final class Claim {
 	 */
 	boolean settle() {
 		return this.stage.compareAndSet(Stage.RUNNING, Stage.SETTLING);
+	}
+
+	/**
+	 * Records that the claim's handler has returned or thrown; called by its worker.
+	 */
+	void handlerEnded() {
+		this.handlerEnded.countDown();
+	}
+
+	/**
+	 * Waits until the claim's handler has returned or thrown, at most until {@code deadlineNanos} on
+	 * {@link System#nanoTime()}.
+	 * @return whether it has
+	 */
+	boolean awaitHandlerEnd(long deadlineNanos) throws InterruptedException {
+		return this.handlerEnded.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	boolean isRunning() {

@@ -223,17 +223,23 @@ public class DelayQueueListenerContainer {
 	}
 
 	/**
-	 * Hands back the jobs of handlers that outlived the shutdown timeout, and interrupts those handlers;
-	 * whatever they do after is refused, since their claims have ended.
+	 * Takes over the claims of handlers that outlived the shutdown timeout: interrupts those handlers, gives
+	 * them a moment to return, and hands their jobs back, so that no other consumer runs a job while its
+	 * handler here still runs, unless that handler ignores its interruption. Whatever those handlers do
+	 * after is refused, since their claims have ended.
 	 */
-	private void takeOverRunningHandlers(Claims claims) {
-		for (Claim claim : claims.running()) {
-			if (claim.settle()) {
-				claims.handBack(claim, "the container stopped before its handler finished");
-				logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its "
-						+ "handler finished; interrupting the handler", claim.job().id(), this.topic);
-				claim.worker().interrupt();
+	private void takeOverRunningHandlers(Claims claims) throws InterruptedException {
+		List<Claim> takenOver = claims.running().stream().filter(Claim::settle).toList();
+		takenOver.forEach((claim) -> claim.worker().interrupt());
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS);
+		for (Claim claim : takenOver) {
+			if (!claim.awaitHandlerEnd(deadline)) {
+				logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its interruption; handing the job back "
+						+ "while it runs, so it may run twice at once", claim.job().id(), this.topic);
 			}
+			claims.handBack(claim, "the container stopped before its handler finished");
+			logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its handler "
+					+ "finished", claim.job().id(), this.topic);
 		}
 	}
 

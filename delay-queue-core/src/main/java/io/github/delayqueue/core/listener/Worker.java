@@ -91,6 +91,7 @@ final class Worker implements Runnable {
 		catch (Throwable ex) {
 			error = ex;
 		}
+		claim.handlerEnded();
 		Duration handlerTime = Duration.ofNanos(System.nanoTime() - start);
 		// a handler may leave its thread interrupted; the job's outcome does not depend on that, and the
 		// calls recording it must not be cut short by it

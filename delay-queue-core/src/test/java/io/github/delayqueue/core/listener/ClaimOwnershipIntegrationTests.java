@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -127,6 +128,50 @@ class ClaimOwnershipIntegrationTests {
 		assertThat(queue.stats("interrupted").dead()).as("dead letters").isZero();
 		assertThat(container.claimCounts().finished()).isEqualTo(1);
 		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void aStopHandsBackTheJobOfAHandlerThatOutlivedTheShutdownTimeoutOnlyOnceThatHandlerHasReturned()
+			throws Exception {
+		// found by the soak test (seed -4008166089793846333): the job was handed back before its handler was
+		// interrupted, and another container ran it while the first handler still ran
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		AtomicLong firstEndedNanos = new AtomicLong();
+		AtomicLong secondStartedNanos = new AtomicLong();
+		CountDownLatch firstRunning = new CountDownLatch(1);
+		DelayQueueListenerContainer stopping = new DelayQueueListenerContainer(queue, "taken-over", (job) -> {
+			firstRunning.countDown();
+			try {
+				Thread.sleep(60_000);
+			}
+			catch (InterruptedException ex) {
+				// a handler that answers its interruption by cleaning up for a while before it returns
+				long cleanUpUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+				while (System.nanoTime() < cleanUpUntil) {
+					Thread.onSpinWait();
+				}
+			}
+			finally {
+				firstEndedNanos.set(System.nanoTime());
+			}
+		}, ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).build());
+		stopping.start();
+		this.containers.add(stopping);
+		queue.add(Job.builder("taken-over").id("long").payload("{}").build());
+		assertThat(firstRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		CountDownLatch secondRan = new CountDownLatch(1);
+		start(queue, "taken-over", (job) -> {
+			secondStartedNanos.set(System.nanoTime());
+			secondRan.countDown();
+		}, ContainerOptions.builder());
+
+		stopping.stop();
+
+		assertThat(secondRan.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(firstEndedNanos.get()).as("the first handler ended").isPositive();
+		assertThat(secondStartedNanos.get() - firstEndedNanos.get()).as("from the first run's end to the second's start")
+			.isPositive();
+		assertThat(stopping.claimCounts().handedBack()).isEqualTo(1);
 	}
 
 	@Test
