@@ -142,7 +142,7 @@ class ContainerSoakIntegrationTests {
 			Thread.sleep(random.nextInt(40) + 10);
 		}
 		this.containers.forEach(SoakContainer::start);
-		logger.info("Soak {}: sent {} acknowledged jobs ({} sends unacknowledged), {} faults; settling", context,
+		logger.info("{}: sent {} acknowledged jobs ({} sends unacknowledged), {} faults; settling", context,
 				this.ledger.size(), unacknowledged, faults);
 
 		await().atMost(Duration.ofSeconds(60))
@@ -171,7 +171,7 @@ class ContainerSoakIntegrationTests {
 				.as(context + ": the queues' connections after the last stop")
 				.isLessThanOrEqualTo(connectionsBefore));
 		TestRedis.assertOneStateEach(admin, prefix);
-		logger.info("Soak {}: {} jobs settled, {} handler runs, claims {}", context, this.ledger.size(),
+		logger.info("{}: {} jobs settled, {} handler runs, claims {}", context, this.ledger.size(),
 				this.ledger.values().stream().mapToInt((record) -> record.runs.size()).sum(),
 				this.containers.stream().map((soak) -> soak.container.claimCounts()).toList());
 	}
