@@ -170,7 +170,7 @@ final class BucketFetcher implements Runnable {
 		}
 		this.claims.giveBackRoom(room - batch.jobs().size());
 		for (ReservedJob job : batch.jobs()) {
-			this.claims.admit(job);
+			this.claims.admit(job, this.bucket);
 		}
 		return !batch.jobs().isEmpty() && batch.readyLeft() > 0;
 	}
