@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
@@ -102,8 +103,7 @@ public final class DuePollers implements AutoCloseable {
 		if (this.subscribedTopics.add(topic)) {
 			// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and unsubscribing
 			// would block for the command timeout when Redis is down
-			MessageListener listener = (message, pattern) -> wake(topic, message);
-			this.subscriptions.addMessageListener(listener, new ChannelTopic(this.keys.wakeChannel(topic)));
+			this.subscriptions.addMessageListener(new WakeUps(topic), new ChannelTopic(this.keys.wakeChannel(topic)));
 		}
 		this.topics.put(topic, new TopicPollers(pollers));
 		pollers.forEach(DuePoller::start);
@@ -219,6 +219,13 @@ public final class DuePollers implements AutoCloseable {
 		}
 	}
 
+	private void wakeAll(String topic) {
+		TopicPollers polled = this.topics.get(topic);
+		if (polled != null) {
+			polled.pollers().forEach(DuePoller::wake);
+		}
+	}
+
 	private RedisMessageListenerContainer newSubscriptionContainer() {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
@@ -240,6 +247,32 @@ public final class DuePollers implements AutoCloseable {
 
 
 	private record TopicPollers(List<DuePoller> pollers) {
+	}
+
+	/**
+	 * Hears a topic's wake-ups. A wake-up published while the subscription is down is lost, and only the
+	 * first job of a bucket earlier than the one its poller sleeps for publishes one, so later jobs would
+	 * wait for the poller's maximum wait too: each time the subscription is made again (the connection
+	 * reconnects, in a Cluster to another node when its node died), every poller of the topic looks once.
+	 */
+	private final class WakeUps implements MessageListener, SubscriptionListener {
+
+		private final String topic;
+
+		WakeUps(String topic) {
+			this.topic = topic;
+		}
+
+		@Override
+		public void onMessage(Message message, byte[] pattern) {
+			wake(this.topic, message);
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			wakeAll(this.topic);
+		}
+
 	}
 
 }
