@@ -78,6 +78,16 @@ public final class ReadySignal implements AutoCloseable {
 	}
 
 	/**
+	 * Checks that the Redis node holding the bucket answers, with one quick call that changes nothing. A
+	 * consumer whose last call failed makes it before it takes room for a claim: while a Cluster node is
+	 * gone, every call to it blocks for the command timeout, and only this one then waits.
+	 * @throws org.springframework.dao.DataAccessException when Redis does not answer
+	 */
+	public void ping() {
+		this.redis.hasKey(this.key);
+	}
+
+	/**
 	 * Closes the wait's connection; called by the waiting thread, or once it has ended.
 	 */
 	@Override

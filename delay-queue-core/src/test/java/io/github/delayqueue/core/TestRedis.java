@@ -25,28 +25,38 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class TestRedis {
 
+	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
 	private TestRedis() {
 	}
 
 	static LettuceConnectionFactory connectionFactory(RedisServer server) {
+		return connectionFactory(server, DEFAULT_COMMAND_TIMEOUT);
+	}
+
+	static LettuceConnectionFactory connectionFactory(RedisServer server, Duration commandTimeout) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()), clientConfiguration());
+				new RedisStandaloneConfiguration(server.host(), server.port()), clientConfiguration(commandTimeout));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
 	}
 
 	static LettuceConnectionFactory connectionFactory(RedisCluster cluster) {
+		return connectionFactory(cluster, DEFAULT_COMMAND_TIMEOUT);
+	}
+
+	static LettuceConnectionFactory connectionFactory(RedisCluster cluster, Duration commandTimeout) {
 		List<String> nodes = cluster.masters().stream().map((node) -> node.host() + ":" + node.port()).toList();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(nodes),
-				clientConfiguration());
+				clientConfiguration(commandTimeout));
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
 	}
 
-	private static LettuceClientConfiguration clientConfiguration() {
-		return LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build();
+	private static LettuceClientConfiguration clientConfiguration(Duration commandTimeout) {
+		return LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.delayqueue.test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.testcontainers.containers.GenericContainer;
@@ -27,10 +28,11 @@ final class ContainerRedisServer extends ManagedRedisServer {
 		this.container = container;
 	}
 
-	static ContainerRedisServer launch() {
+	static ContainerRedisServer launch(List<String> arguments) {
 		int port = FreePorts.any();
-		GenericContainer<?> container = new GenericContainer<>(IMAGE)
-			.withCommand("redis-server", "--save", "", "--appendonly", "no")
+		List<String> command = new ArrayList<>(List.of("redis-server", "--save", "", "--appendonly", "no"));
+		command.addAll(arguments);
+		GenericContainer<?> container = new GenericContainer<>(IMAGE).withCommand(command.toArray(String[]::new))
 			.waitingFor(Wait.forLogMessage(".*Ready to accept connections.*\\n", 1).withStartupTimeout(STARTUP_TIMEOUT));
 		// A fixed host port rather than a mapped one, so that the server is at the same address after start() again.
 		container.setPortBindings(List.of(port + ":" + REDIS_PORT));
@@ -58,6 +60,16 @@ final class ContainerRedisServer extends ManagedRedisServer {
 			this.container.getDockerClient()
 				.stopContainerCmd(this.container.getContainerId())
 				.withTimeout(STOP_TIMEOUT_SECONDS)
+				.exec();
+		}
+	}
+
+	@Override
+	public void kill() {
+		if (isRunning()) {
+			this.container.getDockerClient()
+				.killContainerCmd(this.container.getContainerId())
+				.withSignal("SIGKILL")
 				.exec();
 		}
 	}

@@ -39,9 +39,11 @@ final class ProcessRedisCluster implements RedisCluster, AutoCloseable {
 		List<ProcessRedisServer> nodes = new ArrayList<>();
 		try {
 			for (int i = 0; i < MASTERS; i++) {
+				// Without replicas to fail over to, a master killed by a test would take the whole cluster down once
+				// the others mark it failed; not requiring full coverage keeps them serving their own slots.
 				nodes.add(ProcessRedisServer.launch(binary, FreePorts::withClusterBus,
 						(port) -> List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf",
-								"--cluster-node-timeout", "5000")));
+								"--cluster-node-timeout", "5000", "--cluster-require-full-coverage", "no")));
 			}
 			form(nodes);
 			return new ProcessRedisCluster(nodes);

@@ -120,6 +120,15 @@ final class ProcessRedisServer extends ManagedRedisServer {
 
 	@Override
 	public synchronized void stop() {
+		end(false);
+	}
+
+	@Override
+	public synchronized void kill() {
+		end(true);
+	}
+
+	private void end(boolean kill) {
 		Process running = this.process;
 		if (running == null) {
 			return;
@@ -127,7 +136,12 @@ final class ProcessRedisServer extends ManagedRedisServer {
 		this.process = null;
 		// A BGSAVE a test asked for runs in a forked child that would outlive its parent.
 		running.descendants().forEach(ProcessHandle::destroyForcibly);
-		running.destroy();
+		if (kill) {
+			running.destroyForcibly();
+		}
+		else {
+			running.destroy();
+		}
 		try {
 			if (!running.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
 				running.destroyForcibly();

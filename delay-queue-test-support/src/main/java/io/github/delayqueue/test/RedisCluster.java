@@ -10,7 +10,9 @@ import java.util.List;
 public interface RedisCluster {
 
 	/**
-	 * The masters, each serving a third of the hash slots.
+	 * The masters, each serving a third of the hash slots. A master may be {@link RedisServer#kill() killed}: the
+	 * others go on serving their slots (full coverage is not required), and {@link RedisServer#start()} brings it back
+	 * into the cluster with its slots and without its data.
 	 */
 	List<RedisServer> masters();
 

@@ -1,5 +1,6 @@
 package io.github.delayqueue.test;
 
+import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -18,6 +19,8 @@ public final class RedisExtension implements ParameterResolver {
 	private static final Namespace NAMESPACE = Namespace.create(RedisExtension.class);
 
 	private static final String SHARED_SERVER = "shared-server";
+
+	private static final List<String> APPEND_ONLY = List.of("--appendonly", "yes", "--appendfsync", "always");
 
 	@Override
 	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
@@ -38,8 +41,9 @@ public final class RedisExtension implements ParameterResolver {
 					(key) -> RedisProvisioner.get().startCluster(), ProcessRedisCluster.class);
 		}
 		if (settings.map(RedisTest::dedicated).orElse(false)) {
+			List<String> arguments = settings.get().appendOnly() ? APPEND_ONLY : List.of();
 			return annotated.get().getStore(NAMESPACE).computeIfAbsent(key(annotated.get(), "dedicated-server"),
-					(key) -> RedisProvisioner.get().startServer(), ManagedRedisServer.class);
+					(key) -> RedisProvisioner.get().startServer(arguments), ManagedRedisServer.class);
 		}
 		return extensionContext.getRoot()
 			.getStore(NAMESPACE)

@@ -132,10 +132,17 @@ final class RedisProvisioner {
 	}
 
 	ManagedRedisServer startServer() {
+		return startServer(List.of());
+	}
+
+	/**
+	 * Starts a server with further {@code redis-server} arguments, which override the defaults.
+	 */
+	ManagedRedisServer startServer(List<String> arguments) {
 		if (this.strategy == Strategy.TESTCONTAINERS) {
-			return ContainerRedisServer.launch();
+			return ContainerRedisServer.launch(arguments);
 		}
-		return ProcessRedisServer.launch(binary(this.strategy), FreePorts::any, (port) -> List.of());
+		return ProcessRedisServer.launch(binary(this.strategy), FreePorts::any, (port) -> arguments);
 	}
 
 	ProcessRedisCluster startCluster() {

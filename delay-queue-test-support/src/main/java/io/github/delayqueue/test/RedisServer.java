@@ -30,6 +30,13 @@ public interface RedisServer {
 	 */
 	void start();
 
+	/**
+	 * Kills the server with SIGKILL, as a crash or the kernel's OOM killer does: it saves nothing on the way out, so
+	 * what survives is what its persistence had already written (see {@link RedisTest#appendOnly()}). It keeps its
+	 * port, and {@link #start()} brings it back there.
+	 */
+	void kill();
+
 	boolean isRunning();
 
 	/**

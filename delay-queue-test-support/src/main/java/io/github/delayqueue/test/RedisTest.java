@@ -37,4 +37,11 @@ public @interface RedisTest {
 	 */
 	boolean cluster() default false;
 
+	/**
+	 * Whether the {@link #dedicated()} server logs every write to an append-only file and syncs it to disk before it
+	 * answers ({@code --appendonly yes --appendfsync always}), so that a write it acknowledged survives
+	 * {@link RedisServer#kill()} and comes back with {@link RedisServer#start()}.
+	 */
+	boolean appendOnly() default false;
+
 }

@@ -3,7 +3,11 @@ package io.github.delayqueue.test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +58,64 @@ class ProcessRedisServerTests {
 
 		assertThat(processes).noneMatch(ProcessHandle::isAlive);
 		assertThat(cluster.nodes()).allSatisfy((node) -> assertThat(node.directory()).doesNotExist());
+	}
+
+	@Test
+	void anAppendOnlyServerKeepsItsWritesAcrossAKill() {
+		ProcessRedisServer server = ProcessRedisServer.launch(this.binary, FreePorts::any,
+				(port) -> List.of("--appendonly", "yes", "--appendfsync", "always"));
+		RedisClient client = RedisClient.create(server.uri());
+		try {
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				connection.sync().set("kept", "yes");
+			}
+			ProcessHandle process = server.processHandle().orElseThrow();
+
+			server.kill();
+
+			assertThat(process.isAlive()).isFalse();
+			assertThat(server.isRunning()).isFalse();
+			server.start();
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				assertThat(connection.sync().get("kept")).isEqualTo("yes");
+			}
+		}
+		finally {
+			client.shutdown();
+			server.close();
+		}
+	}
+
+	@Test
+	void aKilledClusterMasterLeavesTheOthersServingAndRejoinsWhenStarted() throws InterruptedException {
+		ProcessRedisCluster cluster = ProcessRedisCluster.launch(this.binary);
+		RedisClient client = RedisClient.create();
+		try {
+			ProcessRedisServer killed = cluster.nodes().get(0);
+			ProcessRedisServer survivor = cluster.nodes().get(1);
+			killed.kill();
+
+			assertThat(killed.isRunning()).isFalse();
+			try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(survivor.uri()))) {
+				assertThat(connection.sync().configGet("cluster-require-full-coverage"))
+					.containsEntry("cluster-require-full-coverage", "no");
+			}
+			killed.start();
+			try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(killed.uri()))) {
+				// it rejoins once it has pinged the others again
+				long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+				while (!connection.sync().clusterInfo().contains("cluster_state:ok") && System.nanoTime() < deadline) {
+					Thread.sleep(50);
+				}
+				assertThat(connection.sync().clusterInfo()).contains("cluster_state:ok")
+					.contains("cluster_known_nodes:3")
+					.contains("cluster_slots_assigned:16384");
+			}
+		}
+		finally {
+			client.shutdown();
+			cluster.close();
+		}
 	}
 
 	private static List<Path> redisDirectories() {

@@ -1,6 +1,7 @@
 package io.github.delayqueue.core.internal;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * clocks are compared), and sleeps on a local timer until the earlier one, a {@link #wake()} from a new
  * earliest job, or the maximum wait, whichever comes first; each run calls only the scripts whose
  * deadline has come. Nothing polls on a fixed interval; the maximum wait only guards against a lost
- * wake-up.
+ * wake-up. The timer fires on a shared thread and hands the run to {@code runs}, so a run that waits on
+ * Redis holds up no other bucket's timer; one run is under way at a time.
  */
 final class DuePoller {
 
@@ -29,6 +31,8 @@ final class DuePoller {
 	private final BucketOperations operations;
 
 	private final ScheduledExecutorService scheduler;
+
+	private final Executor runs;
 
 	private final int batchSize;
 
@@ -61,11 +65,12 @@ final class DuePoller {
 
 	private int consecutiveFailures;
 
-	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, int batchSize,
-			Duration maxWait, DeadLetterTrimmer trimmer) {
+	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, Executor runs,
+			int batchSize, Duration maxWait, DeadLetterTrimmer trimmer) {
 		this.keys = keys;
 		this.operations = operations;
 		this.scheduler = scheduler;
+		this.runs = runs;
 		this.batchSize = batchSize;
 		this.maxWaitNanos = maxWait.toNanos();
 		this.trimmer = trimmer;
@@ -138,6 +143,10 @@ final class DuePoller {
 		long wakeUpsBefore;
 		long leaseAnnouncementsBefore;
 		synchronized (this) {
+			if (this.running || this.stopped) {
+				// a timer that fired just as another was set: the run under way (or the stop) covers it
+				return;
+			}
 			long now = System.nanoTime();
 			this.running = true;
 			this.rerun = false;
@@ -221,7 +230,8 @@ final class DuePoller {
 		}
 		long now = System.nanoTime();
 		this.nextRunNanos = Math.max(atNanos, now);
-		this.next = this.scheduler.schedule(this::run, this.nextRunNanos - now, TimeUnit.NANOSECONDS);
+		this.next = this.scheduler.schedule(() -> this.runs.execute(this::run), this.nextRunNanos - now,
+				TimeUnit.NANOSECONDS);
 	}
 
 	private void recovered() {

@@ -19,14 +19,21 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Runs the {@link DuePoller}s of the topics this instance polls, on two shared timer threads, and wakes
+ * Runs the {@link DuePoller}s of the topics this instance polls, timed by one shared timer thread, and wakes
  * them when Redis announces a new earliest job on a topic's wake-up channel (the scripts that make one
  * publish it, whichever instance ran them). Every instance polling a topic runs all of its buckets' pollers: promotion is one atomic script,
  * so they never move a job twice, and the topic keeps moving as long as any instance is up.
+ *
+ * <p>The timer only hands each run to a pool that grows a thread for every run under way at once: a run
+ * against a Redis node that is gone blocks for the command timeout, and on a fixed set of shared threads
+ * the runs of a dead Cluster master's buckets would hold up every other bucket's. A poller runs once at a
+ * time, so the pool never holds more threads than there are buckets polled, and runs of healthy buckets
+ * take milliseconds, so it usually holds one or two.
  */
 public final class DuePollers implements AutoCloseable {
 
@@ -58,6 +65,8 @@ public final class DuePollers implements AutoCloseable {
 
 	private ScheduledExecutorService scheduler;
 
+	private ExecutorService runs;
+
 	private RedisMessageListenerContainer subscriptions;
 
 	private ExecutorService subscriptionThread;
@@ -82,19 +91,19 @@ public final class DuePollers implements AutoCloseable {
 			return;
 		}
 		if (this.scheduler == null) {
-			this.scheduler = Executors.newScheduledThreadPool(2, Threads.named("delay-queue-poller-", true));
+			this.scheduler = Executors.newSingleThreadScheduledExecutor(Threads.named("delay-queue-poller-timer-", true));
+			this.runs = Executors.newCachedThreadPool(Threads.named("delay-queue-poller-", true));
 			this.subscriptions = newSubscriptionContainer();
 		}
 		List<DuePoller> pollers = this.keys.buckets(topic)
 			.stream()
-			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.batchSize, this.maxWait,
-					this.trimmer))
+			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.runs, this.batchSize,
+					this.maxWait, this.trimmer))
 			.toList();
 		if (this.subscribedTopics.add(topic)) {
 			// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and unsubscribing
 			// would block for the command timeout when Redis is down
-			MessageListener listener = (message, pattern) -> wake(topic, message);
-			this.subscriptions.addMessageListener(listener, new ChannelTopic(this.keys.wakeChannel(topic)));
+			this.subscriptions.addMessageListener(new WakeUps(topic), new ChannelTopic(this.keys.wakeChannel(topic)));
 		}
 		this.topics.put(topic, new TopicPollers(pollers));
 		pollers.forEach(DuePoller::start);
@@ -160,23 +169,26 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the timer threads and the wake-up subscription (its connection and thread), once no topic is
-	 * polled: a stopped instance holds nothing it started. Closing the subscription waits for Redis, so it
-	 * is given {@value #SUBSCRIPTION_CLOSE_WAIT_MILLIS} ms and otherwise finishes in the background: a stop
-	 * while Redis is down does not wait for the command timeout.
+	 * Stops the timer and run threads and the wake-up subscription (its connection and thread), once no
+	 * topic is polled: a stopped instance holds nothing it started. Closing the subscription waits for
+	 * Redis, so it is given {@value #SUBSCRIPTION_CLOSE_WAIT_MILLIS} ms and otherwise finishes in the
+	 * background: a stop while Redis is down does not wait for the command timeout.
 	 */
 	private void stopSharedThreads() {
 		if (this.scheduler == null) {
 			return;
 		}
 		ScheduledExecutorService timers = this.scheduler;
+		ExecutorService runs = this.runs;
 		RedisMessageListenerContainer subscription = this.subscriptions;
 		ExecutorService subscriptionThread = this.subscriptionThread;
 		this.scheduler = null;
+		this.runs = null;
 		this.subscriptions = null;
 		this.subscriptionThread = null;
 		this.subscribedTopics.clear();
 		timers.shutdownNow();
+		runs.shutdownNow();
 		Thread closing = Threads.named("delay-queue-closing-wakeups-", true).newThread(() -> {
 			try {
 				subscription.destroy();
@@ -189,6 +201,7 @@ public final class DuePollers implements AutoCloseable {
 		});
 		closing.start();
 		awaitTermination(timers);
+		awaitTermination(runs);
 		try {
 			closing.join(SUBSCRIPTION_CLOSE_WAIT_MILLIS);
 		}
@@ -203,6 +216,13 @@ public final class DuePollers implements AutoCloseable {
 		}
 		catch (NumberFormatException ex) {
 			logger.debug("Ignored a malformed wake-up on topic {}", topic);
+		}
+	}
+
+	private void wakeAll(String topic) {
+		TopicPollers polled = this.topics.get(topic);
+		if (polled != null) {
+			polled.pollers().forEach(DuePoller::wake);
 		}
 	}
 
@@ -227,6 +247,32 @@ public final class DuePollers implements AutoCloseable {
 
 
 	private record TopicPollers(List<DuePoller> pollers) {
+	}
+
+	/**
+	 * Hears a topic's wake-ups. A wake-up published while the subscription is down is lost, and only the
+	 * first job of a bucket earlier than the one its poller sleeps for publishes one, so later jobs would
+	 * wait for the poller's maximum wait too: each time the subscription is made again (the connection
+	 * reconnects, in a Cluster to another node when its node died), every poller of the topic looks once.
+	 */
+	private final class WakeUps implements MessageListener, SubscriptionListener {
+
+		private final String topic;
+
+		WakeUps(String topic) {
+			this.topic = topic;
+		}
+
+		@Override
+		public void onMessage(Message message, byte[] pattern) {
+			wake(this.topic, message);
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			wakeAll(this.topic);
+		}
+
 	}
 
 }

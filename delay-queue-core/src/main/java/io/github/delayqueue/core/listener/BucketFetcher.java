@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * bucket's {@link ReadySignal} until a script signals ready work or the wait passes. Only this thread
  * waits on the signal's connection and only it closes it; a stop ends the wait by signalling the bucket.
  * A signal taken while the container has no room is passed on, so that another consumer (in this
- * instance or another) that can use it wakes instead.
+ * instance or another) that can use it wakes instead. After a failed call it takes no room until Redis
+ * answers it again ({@link ReadySignal#ping()}): a call to a dead Cluster node blocks for the command
+ * timeout, and a claim blocked there would hold room the buckets on live nodes need.
  *
  * <p>Its thread is not a daemon: like a Kafka consumer, a running container keeps an application without
  * a web server alive.
@@ -119,6 +121,9 @@ final class BucketFetcher implements Runnable {
 		try {
 			while (this.running) {
 				try {
+					if (failures > 0) {
+						this.signal.ping();
+					}
 					boolean moreReady = claim();
 					if (!moreReady && this.running) {
 						awaitSignal();
@@ -170,7 +175,7 @@ final class BucketFetcher implements Runnable {
 		}
 		this.claims.giveBackRoom(room - batch.jobs().size());
 		for (ReservedJob job : batch.jobs()) {
-			this.claims.admit(job);
+			this.claims.admit(job, this.bucket);
 		}
 		return !batch.jobs().isEmpty() && batch.readyLeft() > 0;
 	}

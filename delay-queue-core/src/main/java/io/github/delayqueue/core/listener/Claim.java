@@ -31,6 +31,8 @@ final class Claim {
 
 	private final AtomicReference<Stage> stage = new AtomicReference<>(Stage.WAITING);
 
+	private final int bucket;
+
 	private volatile ReservedJob job;
 
 	private volatile Thread worker;
@@ -38,12 +40,20 @@ final class Claim {
 	/** Counted down when the handler has returned or thrown. */
 	private final CountDownLatch handlerEnded = new CountDownLatch(1);
 
-	Claim(ReservedJob job) {
+	Claim(ReservedJob job, int bucket) {
 		this.job = job;
+		this.bucket = bucket;
 	}
 
 	ReservedJob job() {
 		return this.job;
+	}
+
+	/**
+	 * Returns the bucket the job was claimed from.
+	 */
+	int bucket() {
+		return this.bucket;
 	}
 
 	/**

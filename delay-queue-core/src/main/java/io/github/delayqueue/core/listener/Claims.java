@@ -26,7 +26,7 @@ final class Claims {
 	private static final Logger logger = LoggerFactory.getLogger(Claims.class);
 
 	/** Tells a worker taking from {@link #waiting} that the container stops. */
-	private static final Claim NO_MORE_WORK = new Claim(null);
+	private static final Claim NO_MORE_WORK = new Claim(null, -1);
 
 	private final DelayQueue queue;
 
@@ -83,11 +83,11 @@ final class Claims {
 	}
 
 	/**
-	 * Books a job its fetcher has just claimed, each in room the fetcher took: it waits for a worker, or,
-	 * once the container stops, goes straight back to ready.
+	 * Books a job its fetcher has just claimed from {@code bucket}, each in room the fetcher took: it waits
+	 * for a worker, or, once the container stops, goes straight back to ready.
 	 */
-	void admit(ReservedJob job) {
-		Claim claim = new Claim(job);
+	void admit(ReservedJob job, int bucket) {
+		Claim claim = new Claim(job, bucket);
 		this.held.add(claim);
 		this.claimed.incrementAndGet();
 		synchronized (this) {

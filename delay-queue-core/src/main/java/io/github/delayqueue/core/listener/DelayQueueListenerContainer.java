@@ -137,8 +137,7 @@ public class DelayQueueListenerContainer {
 		int capacity = concurrency + this.options.prefetch();
 		Claims claims = new Claims(this.queue, this.topic, capacity, this.claimed, this.ended);
 		this.claims = claims;
-		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims);
-		this.completer.start();
+		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets);
 		this.workersEnded = new CountDownLatch(concurrency);
 		Executor executor = this.options.workerExecutor();
 		if (executor == null) {

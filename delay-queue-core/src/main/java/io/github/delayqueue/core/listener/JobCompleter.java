@@ -1,9 +1,12 @@
 package io.github.delayqueue.core.listener;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DelayQueue;
@@ -15,24 +18,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Finishes the jobs of a container whose handlers returned, in batches: a worker hands its claim over and
- * takes the next job, and one thread finishes whatever has gathered meanwhile with
- * {@link DelayQueue#finishAll} (one script call per bucket), so a busy container pays one call for many
- * jobs instead of one each. A lone job is finished at once: nothing waits for a batch to fill. When
- * {@value #CAPACITY} claims already wait to be finished, or the completer has stopped, the worker finishes
- * its job itself.
+ * takes the next job, and the claims gathered meanwhile are finished with one {@link DelayQueue#finishAll}
+ * call per bucket, so a busy container pays one call for many jobs instead of one each. A lone job is
+ * finished at once: nothing waits for a batch to fill. When {@value #CAPACITY} claims already wait to be
+ * finished, or the completer has stopped, the worker finishes its job itself.
+ *
+ * <p>Each bucket has a lane of its own, drained on a pool thread while it has claims: a call to a Redis node
+ * that is gone blocks for the command timeout, and the claims of buckets on other nodes must not wait
+ * behind it (they hold their room until they end). So at most one call per bucket is under way, and the
+ * pool holds at most one thread per bucket, only while that bucket has claims to finish.
  */
-final class JobCompleter implements Runnable {
+final class JobCompleter {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobCompleter.class);
 
-	/** Most jobs finished in one go; {@link DelayQueue#finishAll} splits them further per bucket. */
+	/** Most jobs of one bucket finished in one call. */
 	private static final int MAX_BATCH = 500;
 
 	/** Most claims waiting to be finished. */
 	private static final int CAPACITY = 2 * MAX_BATCH;
-
-	/** Tells the completer's thread that nothing more comes. */
-	private static final HandedOver NO_MORE = new HandedOver(null, Duration.ZERO);
 
 	private final DelayQueue queue;
 
@@ -42,25 +46,25 @@ final class JobCompleter implements Runnable {
 
 	private final Claims claims;
 
-	private final LinkedBlockingQueue<HandedOver> handedOver = new LinkedBlockingQueue<>();
+	private final Lane[] lanes;
 
-	private final Thread thread;
+	private final ExecutorService pool;
 
-	/** Guarded by this: claims handed over and not yet taken, and whether more are taken. */
+	/** Guarded by this: claims handed over and not yet ended, and whether more are taken. */
 	private int pending;
 
 	private boolean accepting = true;
 
-	JobCompleter(DelayQueue queue, String topic, JobObserver observer, Claims claims) {
+	JobCompleter(DelayQueue queue, String topic, JobObserver observer, Claims claims, int buckets) {
 		this.queue = queue;
 		this.topic = topic;
 		this.observer = observer;
 		this.claims = claims;
-		this.thread = Threads.named("delay-queue-" + topic + "-complete-", true).newThread(this);
-	}
-
-	void start() {
-		this.thread.start();
+		this.lanes = new Lane[buckets];
+		for (int i = 0; i < buckets; i++) {
+			this.lanes[i] = new Lane();
+		}
+		this.pool = Executors.newCachedThreadPool(Threads.named("delay-queue-" + topic + "-complete-", true));
 	}
 
 	/**
@@ -72,7 +76,7 @@ final class JobCompleter implements Runnable {
 		synchronized (this) {
 			if (this.accepting && this.pending < CAPACITY) {
 				this.pending++;
-				this.handedOver.add(handed);
+				this.lanes[claim.bucket()].add(handed);
 				return;
 			}
 		}
@@ -80,52 +84,34 @@ final class JobCompleter implements Runnable {
 	}
 
 	/**
-	 * Takes no more claims, finishes those already handed over, and waits up to {@code deadlineNanos} on
-	 * {@link System#nanoTime()} for its thread to end.
-	 * @return whether the thread ended
+	 * Takes no more claims, and waits up to {@code deadlineNanos} on {@link System#nanoTime()} for those
+	 * already handed over to end and for the lanes' threads to end.
+	 * @return whether they all ended; a lane still waiting for Redis ends by itself, with its claims, once
+	 * its call returns
 	 */
 	boolean stop(long deadlineNanos) {
-		synchronized (this) {
-			if (this.accepting) {
-				this.accepting = false;
-				this.handedOver.add(NO_MORE);
-			}
-		}
 		try {
-			TimeUnit.NANOSECONDS.timedJoin(this.thread, Math.max(1, deadlineNanos - System.nanoTime()));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		return !this.thread.isAlive();
-	}
-
-	@Override
-	public void run() {
-		List<HandedOver> batch = new ArrayList<>();
-		boolean more = true;
-		while (more) {
-			try {
-				batch.add(this.handedOver.take());
-			}
-			catch (InterruptedException ex) {
-				return; // nobody interrupts this thread but a JVM going down
-			}
-			this.handedOver.drainTo(batch, MAX_BATCH - 1);
-			more = !batch.remove(NO_MORE);
 			synchronized (this) {
-				this.pending -= batch.size();
-			}
-			try {
-				if (!batch.isEmpty()) {
-					finish(batch);
+				this.accepting = false;
+				long left;
+				while (this.pending > 0 && (left = deadlineNanos - System.nanoTime()) > 0) {
+					TimeUnit.NANOSECONDS.timedWait(this, left);
 				}
 			}
-			catch (RuntimeException ex) {
-				// only a broken ownership of claims gets here; the completer stays for the claims to come
-				logger.error("Completer of topic \"{}\" failed on {} claim(s)", this.topic, batch.size(), ex);
-			}
-			batch.clear();
+			this.pool.shutdown();
+			return this.pool.awaitTermination(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			this.pool.shutdown();
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	private synchronized void ended(int claims) {
+		this.pending -= claims;
+		if (this.pending == 0) {
+			notifyAll();
 		}
 	}
 
@@ -159,6 +145,56 @@ final class JobCompleter implements Runnable {
 	}
 
 	private record HandedOver(Claim claim, Duration handlerTime) {
+	}
+
+	/**
+	 * The claims of one bucket waiting to be finished, drained in batches by one pool thread at a time.
+	 */
+	private final class Lane implements Runnable {
+
+		/** Guarded by the completer. */
+		private final Queue<HandedOver> waiting = new ArrayDeque<>();
+
+		/** Guarded by the completer: whether a pool thread drains this lane. */
+		private boolean draining;
+
+		/**
+		 * Queues a claim; called holding the completer's lock.
+		 */
+		void add(HandedOver handed) {
+			this.waiting.add(handed);
+			if (!this.draining) {
+				this.draining = true;
+				JobCompleter.this.pool.execute(this);
+			}
+		}
+
+		@Override
+		public void run() {
+			List<HandedOver> batch = new ArrayList<>();
+			while (true) {
+				synchronized (JobCompleter.this) {
+					while (batch.size() < MAX_BATCH && !this.waiting.isEmpty()) {
+						batch.add(this.waiting.poll());
+					}
+					if (batch.isEmpty()) {
+						this.draining = false;
+						return;
+					}
+				}
+				try {
+					finish(batch);
+				}
+				catch (RuntimeException ex) {
+					// only a broken ownership of claims gets here; the lane goes on with the claims to come
+					logger.error("Completer of topic \"{}\" failed on {} claim(s)", JobCompleter.this.topic,
+							batch.size(), ex);
+				}
+				ended(batch.size());
+				batch.clear();
+			}
+		}
+
 	}
 
 }

@@ -12,8 +12,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * A consumer application for {@link CrashSafetyTests}, run in a JVM of its own. With
- * {@code crash.hold=true} its handlers hold their jobs until the JVM dies; otherwise each handler appends
- * {@code id:attempt} to the Redis list {@code crash.completed-key} and returns.
+ * {@code crash.hold=true} its handlers hold their jobs until the JVM dies; otherwise each handler takes
+ * {@code crash.handler-millis} (0 unless set), appends {@code id:attempt} to the Redis list
+ * {@code crash.completed-key} and returns.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -25,8 +26,8 @@ public class CrashConsumerApplication {
 
 	@Bean
 	Consumer consumer(StringRedisTemplate redis, @Value("${crash.hold}") boolean hold,
-			@Value("${crash.completed-key}") String completedKey) {
-		return new Consumer(redis, hold, completedKey);
+			@Value("${crash.handler-millis:0}") long handlerMillis, @Value("${crash.completed-key}") String completedKey) {
+		return new Consumer(redis, hold, handlerMillis, completedKey);
 	}
 
 	static class Consumer {
@@ -35,11 +36,14 @@ public class CrashConsumerApplication {
 
 		private final boolean hold;
 
+		private final long handlerMillis;
+
 		private final String completedKey;
 
-		Consumer(StringRedisTemplate redis, boolean hold, String completedKey) {
+		Consumer(StringRedisTemplate redis, boolean hold, long handlerMillis, String completedKey) {
 			this.redis = redis;
 			this.hold = hold;
+			this.handlerMillis = handlerMillis;
 			this.completedKey = completedKey;
 		}
 
@@ -48,6 +52,7 @@ public class CrashConsumerApplication {
 			if (this.hold) {
 				Thread.sleep(Long.MAX_VALUE);
 			}
+			Thread.sleep(this.handlerMillis);
 			this.redis.opsForList().rightPush(this.completedKey, context.id() + ":" + context.attempt());
 		}
 
