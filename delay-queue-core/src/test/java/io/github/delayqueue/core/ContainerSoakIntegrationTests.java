@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * A seeded, randomized soak of the listener containers on real Redis: three instances, each with its own
  * connections, run containers on two shared topics (one of them with two containers in one instance) while
  * a producer sends jobs, handlers take from nothing to well over their TTR and fail at random, containers
- * stop and start at random, and the queue's connections are killed ({@code CLIENT KILL}). A ledger of
+ * stop and start at random, the queue's connections are killed ({@code CLIENT KILL}), and once Redis itself
+ * is SIGKILLed and restarted from its append-only file (fsync always). A ledger of
  * every handler run is checked at the end: every job sent was finished or went to the dead letters after
  * its attempts, no job ran under two valid leases at once, no handler started after its container's stop
  * returned, every claim ended exactly once, and after the last stop every thread and connection the
@@ -43,7 +45,7 @@ import static org.awaitility.Awaitility.await;
  * <p>The seed is printed; rerun one with {@code -Ddelayqueue.soak.seed=...}. The run lasts
  * {@code -Ddelayqueue.soak.seconds} (40 unless set; 600 for a long soak).
  */
-@RedisTest(dedicated = true)
+@RedisTest(dedicated = true, appendOnly = true)
 class ContainerSoakIntegrationTests {
 
 	private static final Logger logger = LoggerFactory.getLogger(ContainerSoakIntegrationTests.class);
@@ -100,12 +102,27 @@ class ContainerSoakIntegrationTests {
 		int connectionsBefore = connections(admin, clientName);
 		this.containers.forEach(SoakContainer::start);
 
-		long end = System.nanoTime() + length.toNanos();
-		long sendingEnds = System.nanoTime() + length.toNanos() * 7 / 10;
+		long begin = System.nanoTime();
+		long end = begin + length.toNanos();
+		long sendingEnds = begin + length.toNanos() * 7 / 10;
+		// once, in the middle third: Redis is SIGKILLed and restarted from its append-only file
+		long restartAt = begin + length.toNanos() / 3 + (long) (random.nextDouble() * length.toNanos() / 3);
+		CompletableFuture<Void> restart = null;
 		int sent = 0;
 		int unacknowledged = 0;
 		int faults = 0;
 		while (System.nanoTime() < end) {
+			if (restart == null && System.nanoTime() >= restartAt) {
+				server.kill();
+				long downMillis = 200 + random.nextInt(1500);
+				logger.info("{}: Redis SIGKILLed after {} sends; it restarts in {} ms", context, sent, downMillis);
+				// the producer and the containers carry on while Redis is down
+				restart = CompletableFuture.runAsync(() -> {
+					sleep(downMillis);
+					server.start();
+				});
+				faults++;
+			}
 			if (System.nanoTime() < sendingEnds) {
 				// about 60 jobs a second: a load the containers keep up with on a busy 2-core machine, so the
 				// run ends settled rather than measuring throughput
@@ -136,11 +153,17 @@ class ContainerSoakIntegrationTests {
 				faults++;
 			}
 			else if (fault < 11) {
-				killConnections(admin, clientName + "-" + random.nextInt(this.queues.size()));
+				try {
+					killConnections(admin, clientName + "-" + random.nextInt(this.queues.size()));
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not kill connections: Redis is restarting", ex);
+				}
 				faults++;
 			}
 			Thread.sleep(random.nextInt(40) + 10);
 		}
+		restart.join();
 		this.containers.forEach(SoakContainer::start);
 		logger.info("{}: sent {} acknowledged jobs ({} sends unacknowledged), {} faults; settling", context,
 				this.ledger.size(), unacknowledged, faults);
@@ -253,6 +276,15 @@ class ContainerSoakIntegrationTests {
 				.forEach((client) -> killClient(connection, client.get("id")));
 			return null;
 		});
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static void killClient(RedisConnection connection, String id) {
