@@ -6,9 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Decides how long a consumer's blocking wait in Redis may last: {@code maxWait}, unless the connection's
@@ -18,9 +16,6 @@ import org.springframework.util.ClassUtils;
 final class BlockingWait {
 
 	private static final Logger logger = LoggerFactory.getLogger(BlockingWait.class);
-
-	private static final boolean JEDIS_PRESENT = ClassUtils.isPresent("redis.clients.jedis.Jedis",
-			BlockingWait.class.getClassLoader());
 
 	private BlockingWait() {
 	}
@@ -38,12 +33,13 @@ final class BlockingWait {
 		return wait;
 	}
 
+	/**
+	 * Returns the command timeout of a Lettuce connection factory (the client the queue is built on), or
+	 * {@code null} for another factory, whose waits are left at {@code maxWait}.
+	 */
 	private static Duration commandTimeout(RedisConnectionFactory connectionFactory) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			return lettuce.getClientConfiguration().getCommandTimeout();
-		}
-		if (JEDIS_PRESENT && connectionFactory instanceof JedisConnectionFactory jedis) {
-			return jedis.getClientConfiguration().getReadTimeout();
 		}
 		return null;
 	}
