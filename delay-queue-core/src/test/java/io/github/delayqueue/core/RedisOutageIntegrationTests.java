@@ -3,6 +3,7 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
@@ -81,6 +82,40 @@ class RedisOutageIntegrationTests {
 
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 		server.start();
+	}
+
+	@Test
+	void stoppingWhileRedisIsDownWithJobsWaitingForAWorkerTriesOneHandBackNotOneEach(RedisServer server)
+			throws Exception {
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(server, Duration.ofSeconds(2));
+		DelayQueue queue = new DelayQueue(factory,
+				DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).maxWait(Duration.ofSeconds(1)).build());
+		CountDownLatch release = new CountDownLatch(1);
+		DelayQueueListenerContainer busy = new DelayQueueListenerContainer(queue, "waiting", (job) -> release.await(),
+				ContainerOptions.builder().concurrency(1).prefetch(10).shutdownTimeout(Duration.ofMillis(100)).build());
+		busy.start();
+		try {
+			for (int i = 0; i < 11; i++) {
+				queue.add(Job.builder("waiting").payload("{}").build());
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> busy.claimCounts().held() == 11);
+			server.stop();
+
+			long start = System.nanoTime();
+			busy.stop();
+
+			// each hand-back tried on a dead connection waits the 2 s command timeout: ten would take 20 s
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			assertThat(busy.claimCounts().held()).isZero();
+			assertThat(busy.claimCounts().unsettled()).isEqualTo(11);
+		}
+		finally {
+			release.countDown();
+			busy.stop();
+			queue.close();
+			factory.destroy();
+			server.start();
+		}
 	}
 
 	@Test

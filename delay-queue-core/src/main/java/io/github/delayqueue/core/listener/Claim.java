@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.listener;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,19 +14,22 @@ import io.github.delayqueue.core.ReservedJob;
  * <ol>
  * <li>{@code WAITING}: claimed and queued for a worker; owned by the fetcher until queued, then by the
  * queue, whose taker (a worker, or a stop draining it) owns it;</li>
+ * <li>{@code PREPARING}: a worker took it and renews its lease before running it;</li>
  * <li>{@code RUNNING}: its handler runs on {@link #worker()};</li>
  * <li>{@code SETTLING}: its outcome is being recorded in Redis by the one party that moved it here: the
  * worker whose handler ended (and then the completer it hands the claim to), or a stop that took the
- * claim over from a handler that outlived the shutdown timeout;</li>
+ * claim over from a worker that had not finished by the shutdown timeout;</li>
  * <li>{@code ENDED}: finished, failed, handed back, lease lost or left to expire, recorded once in
  * {@link Claims#end}.</li>
  * </ol>
+ * Every move out of a worker's stages is one compare-and-set, so of a worker and a stop taking over, exactly
+ * one wins, and a handler starts only if its worker won the move to {@code RUNNING}.
  */
 final class Claim {
 
 	enum Stage {
 
-		WAITING, RUNNING, SETTLING, ENDED
+		WAITING, PREPARING, RUNNING, SETTLING, ENDED
 
 	}
 
@@ -64,22 +68,51 @@ final class Claim {
 	}
 
 	/**
-	 * Marks the claim's handler as started on the calling thread, by the worker that took the claim.
+	 * Takes the claim, just taken from the waiting queue, into the calling worker's hands.
+	 * @return whether the worker owns it; {@code false} when a stop took it over first
 	 */
-	void start() {
+	boolean prepare() {
 		this.worker = Thread.currentThread();
-		if (!this.stage.compareAndSet(Stage.WAITING, Stage.RUNNING)) {
-			throw new IllegalStateException("Started a claim of job " + this.job.id() + " in stage " + this.stage.get());
-		}
+		return this.stage.compareAndSet(Stage.WAITING, Stage.PREPARING);
 	}
 
 	/**
-	 * Takes the claim over from its running handler, to record its outcome. Exactly one of the worker (its
-	 * handler ended) and a stop (the handler outlived the shutdown timeout) succeeds.
-	 * @return whether the caller now owns the claim
+	 * Marks the claim's handler as about to start.
+	 * @return whether the worker may run it; {@code false} when a stop took the claim over meanwhile
+	 */
+	boolean start() {
+		return this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
+	}
+
+	/**
+	 * Takes the claim, whose handler was not started, from its worker to end it (its lease was lost while it
+	 * waited for a worker).
+	 * @return whether the worker still owns it; {@code false} when a stop took it over first
+	 */
+	boolean settleUnstarted() {
+		return this.stage.compareAndSet(Stage.PREPARING, Stage.SETTLING);
+	}
+
+	/**
+	 * Takes the claim over from its worker once its handler has ended, to record its outcome.
+	 * @return whether the worker still owns it; {@code false} when a stop took it over first
 	 */
 	boolean settle() {
 		return this.stage.compareAndSet(Stage.RUNNING, Stage.SETTLING);
+	}
+
+	/**
+	 * Takes the claim over from its worker for a stop, whatever the worker is doing with it.
+	 * @return the stage the claim was taken over in ({@code WAITING}, {@code PREPARING} or {@code RUNNING}),
+	 * or {@code null} when the worker or someone else owns it for its settling
+	 */
+	Stage takeOver() {
+		for (Stage from : List.of(Stage.WAITING, Stage.PREPARING, Stage.RUNNING)) {
+			if (this.stage.compareAndSet(from, Stage.SETTLING)) {
+				return from;
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -96,10 +129,6 @@ final class Claim {
 	 */
 	boolean awaitHandlerEnd(long deadlineNanos) throws InterruptedException {
 		return this.handlerEnded.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-	}
-
-	boolean isRunning() {
-		return this.stage.get() == Stage.RUNNING;
 	}
 
 	/**

@@ -78,8 +78,12 @@ final class Claims {
 		}
 	}
 
-	int freeRoom() {
-		return this.room.free();
+	/**
+	 * Takes room for up to {@code most} jobs if there is any free, without waiting.
+	 * @return the room taken, 0 when none is free or the container stops
+	 */
+	int tryTakeRoom(int most) {
+		return this.room.tryTake(most);
 	}
 
 	/**
@@ -88,14 +92,15 @@ final class Claims {
 	 */
 	void admit(ReservedJob job, int bucket) {
 		Claim claim = new Claim(job, bucket);
-		this.held.add(claim);
 		this.claimed.incrementAndGet();
 		synchronized (this) {
 			if (this.open) {
+				this.held.add(claim);
 				this.waiting.add(claim);
 				return;
 			}
 		}
+		// never booked, so no stop takes it over: the fetcher hands it back itself
 		handBack(claim, "the container stopped as it claimed it");
 	}
 
@@ -133,9 +138,29 @@ final class Claims {
 	}
 
 	/**
-	 * Hands an owned claim's job straight back to ready, without counting the attempt, and ends the claim.
+	 * Hands owned claims' jobs straight back to ready, as {@link #handBack} does. Once one cannot be handed
+	 * back, Redis is taken to be unreachable: the others are not tried (each would wait for the command
+	 * timeout) and end unsettled, to run again when their lease expires.
 	 */
-	void handBack(Claim claim, String why) {
+	void handBackAll(List<Claim> claims, String why) {
+		for (int i = 0; i < claims.size(); i++) {
+			if (!handBack(claims.get(i), why)) {
+				List<Claim> rest = claims.subList(i + 1, claims.size());
+				if (!rest.isEmpty()) {
+					logger.warn("Not handing back {} more job(s) of topic \"{}\" while Redis does not answer; each runs "
+							+ "again when its lease expires", rest.size(), this.topic);
+				}
+				rest.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Hands an owned claim's job straight back to ready, without counting the attempt, and ends the claim.
+	 * @return {@code false} when Redis could not be reached (the claim ends unsettled)
+	 */
+	boolean handBack(Claim claim, String why) {
 		ReservedJob job = claim.job();
 		boolean released;
 		try {
@@ -145,12 +170,13 @@ final class Claims {
 			logger.warn("Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again when its lease expires",
 					job.id(), this.topic, why, ex);
 			end(claim, ClaimOutcome.UNSETTLED);
-			return;
+			return false;
 		}
 		if (released) {
 			logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(), this.topic, why);
 		}
 		end(claim, released ? ClaimOutcome.HANDED_BACK : ClaimOutcome.LEASE_LOST);
+		return true;
 	}
 
 	/**
@@ -184,10 +210,10 @@ final class Claims {
 	}
 
 	/**
-	 * Returns the claims whose handlers are running now.
+	 * Returns the claims held now, for a stop to take over those its workers have not finished.
 	 */
-	List<Claim> running() {
-		return this.held.stream().filter(Claim::isRunning).toList();
+	List<Claim> heldClaims() {
+		return List.copyOf(this.held);
 	}
 
 	int held() {

@@ -1,12 +1,13 @@
 package io.github.delayqueue.core.listener;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -175,37 +176,42 @@ public class DelayQueueListenerContainer {
 	}
 
 	protected void doStop() {
+		// a stop goes to its end even on an interrupted thread, and keeps the interrupt for its caller
+		boolean interrupted = Thread.interrupted();
 		this.running = false;
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		Claims claims = this.claims;
 		this.fetchers.forEach(BucketFetcher::stopClaiming);
 		List<Claim> waiting = claims.close();
-		waiting.forEach((claim) -> claims.handBack(claim, "the container stopped before a worker took it"));
+		claims.handBackAll(waiting, "the container stopped before a worker took it");
 		if (!waiting.isEmpty()) {
 			logger.info("Handed {} claimed job(s) of topic \"{}\" back to ready: the container stopped before a "
 					+ "worker took them", waiting.size(), this.topic);
 		}
 		try {
 			awaitFetchers(deadline);
-			claims.releaseWorkers(this.options.concurrency());
-			if (!claims.awaitNoneHeld(deadline)) {
-				takeOverRunningHandlers(claims);
-			}
-			if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
-				logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
-						+ "again when their lease expires", this.topic, claims.held());
-			}
-			awaitWorkers();
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+			interrupted = true;
 		}
-		finally {
-			if (this.ownWorkers != null) {
-				this.ownWorkers.shutdownNow();
-				this.ownWorkers = null;
+		claims.releaseWorkers(this.options.concurrency());
+		try {
+			if (!claims.awaitNoneHeld(deadline)) {
+				takeOverUnfinishedClaims(claims);
 			}
-			this.queue.stopPolling(this.topic);
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+			takeOverUnfinishedClaimsAtOnce(claims);
+		}
+		if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
+			logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
+					+ "again when their lease expires", this.topic, claims.held());
+		}
+		interrupted |= !awaitWorkers();
+		this.queue.stopPolling(this.topic);
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
 	}
@@ -222,31 +228,80 @@ public class DelayQueueListenerContainer {
 	}
 
 	/**
-	 * Takes over the claims of handlers that outlived the shutdown timeout: interrupts those handlers, gives
-	 * them a moment to return, and hands their jobs back, so that no other consumer runs a job while its
-	 * handler here still runs, unless that handler ignores its interruption. Whatever those handlers do
-	 * after is refused, since their claims have ended.
+	 * Takes over the claims its workers have not finished by the shutdown timeout: jobs whose handlers have
+	 * not started go straight back; running handlers are interrupted and given a moment to return before
+	 * their jobs go back, so that no other consumer runs a job while its handler here still runs, unless
+	 * that handler ignores its interruption. Whatever those workers do after is refused, since their claims
+	 * have ended.
 	 */
-	private void takeOverRunningHandlers(Claims claims) throws InterruptedException {
-		List<Claim> takenOver = claims.running().stream().filter(Claim::settle).toList();
-		takenOver.forEach((claim) -> claim.worker().interrupt());
+	private void takeOverUnfinishedClaims(Claims claims) throws InterruptedException {
+		List<Claim> running = new ArrayList<>();
+		List<Claim> notStarted = new ArrayList<>();
+		for (Claim claim : claims.heldClaims()) {
+			Claim.Stage from = claim.takeOver();
+			if (from == Claim.Stage.RUNNING) {
+				claim.worker().interrupt();
+				running.add(claim);
+			}
+			else if (from != null) {
+				notStarted.add(claim);
+			}
+		}
+		claims.handBackAll(notStarted, "the container stopped before a worker started it");
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS);
-		for (Claim claim : takenOver) {
+		for (Claim claim : running) {
 			if (!claim.awaitHandlerEnd(deadline)) {
 				logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its interruption; handing the job back "
 						+ "while it runs, so it may run twice at once", claim.job().id(), this.topic);
 			}
-			claims.handBack(claim, "the container stopped before its handler finished");
-			logger.info("Handed job \"{}\" on topic \"{}\" back to ready: the container stopped before its handler "
-					+ "finished", claim.job().id(), this.topic);
+		}
+		claims.handBackAll(running, "the container stopped before its handler finished");
+		if (!running.isEmpty()) {
+			logger.info("Handed {} job(s) of topic \"{}\" back to ready: the container stopped before their handlers "
+					+ "finished", running.size(), this.topic);
 		}
 	}
 
-	private void awaitWorkers() throws InterruptedException {
-		if (!this.workersEnded.await(INTERRUPTED_HANDLER_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
-			logger.warn("{} worker(s) of topic \"{}\" still run a handler that ignored its interruption",
-					this.workersEnded.getCount(), this.topic);
+	/**
+	 * Takes over the unfinished claims of a stop whose thread was interrupted: without waiting for the
+	 * interrupted handlers to return.
+	 */
+	private void takeOverUnfinishedClaimsAtOnce(Claims claims) {
+		try {
+			takeOverUnfinishedClaims(claims);
+		}
+		catch (InterruptedException ex) {
+			// the handlers were given no moment to return; their jobs have been handed back regardless
 		}
 	}
+
+	/**
+	 * Waits a moment for the workers to end, and for the container's own pool to end its threads.
+	 * @return {@code false} when the stopping thread was interrupted meanwhile
+	 */
+	private boolean awaitWorkers() {
+		try {
+			if (!this.workersEnded.await(INTERRUPTED_HANDLER_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
+				logger.warn("{} worker(s) of topic \"{}\" are still in a handler or a call to Redis; they end when it "
+						+ "returns", this.workersEnded.getCount(), this.topic);
+			}
+			if (this.ownWorkers != null) {
+				this.ownWorkers.shutdown();
+				this.ownWorkers.awaitTermination(INTERRUPTED_HANDLER_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+			}
+			return true;
+		}
+		catch (InterruptedException ex) {
+			return false;
+		}
+		finally {
+			if (this.ownWorkers != null) {
+				this.ownWorkers.shutdownNow();
+				this.ownWorkers = null;
+			}
+		}
+	}
+
+
 
 }

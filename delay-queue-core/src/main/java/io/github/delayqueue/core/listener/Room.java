@@ -35,6 +35,19 @@ final class Room {
 		return taken;
 	}
 
+	/**
+	 * Takes up to {@code most} free places without waiting.
+	 * @return the places taken, 0 when none is free or the room is closed
+	 */
+	synchronized int tryTake(int most) {
+		if (this.closed) {
+			return 0;
+		}
+		int taken = Math.min(most, this.free);
+		this.free -= taken;
+		return taken;
+	}
+
 	synchronized void giveBack(int places) {
 		if (places < 0 || this.free + places > this.capacity) {
 			throw new IllegalStateException("Giving back " + places + " place(s) with " + this.free + " of "
@@ -50,14 +63,6 @@ final class Room {
 	synchronized void close() {
 		this.closed = true;
 		notifyAll();
-	}
-
-	synchronized int free() {
-		return this.free;
-	}
-
-	int capacity() {
-		return this.capacity;
 	}
 
 }

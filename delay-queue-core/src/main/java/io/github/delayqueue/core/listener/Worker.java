@@ -56,8 +56,7 @@ final class Worker implements Runnable {
 					run(claim);
 				}
 				catch (RuntimeException ex) {
-					// only a broken ownership of claims gets here; the worker stays, so the container keeps
-					// its concurrency
+					// a bug in the ownership of claims; the worker stays, so the container keeps its concurrency
 					logger.error("Worker of topic \"{}\" failed on the {}", this.topic, claim, ex);
 				}
 			}
@@ -71,16 +70,24 @@ final class Worker implements Runnable {
 	}
 
 	private void run(Claim claim) {
-		if (!renewLeaseAfterWaiting(claim)) {
-			this.claims.end(claim, ClaimOutcome.LEASE_LOST);
+		if (!claim.prepare()) {
+			return; // a stop took the claim over as this worker took it, and hands its job back
+		}
+		ClaimOutcome notRun = renewLeaseAfterWaiting(claim);
+		if (notRun != null) {
+			if (claim.settleUnstarted()) {
+				this.claims.end(claim, notRun);
+			}
 			return;
 		}
+		if (!claim.start()) {
+			return; // a stop took the claim over while its lease was renewed
+		}
 		ReservedJob job = claim.job();
-		claim.start();
 		try {
 			this.observer.started(job);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex);
 		}
 		long start = System.nanoTime();
@@ -109,31 +116,38 @@ final class Worker implements Runnable {
 
 	/**
 	 * Gives a job that waited for a worker for over a tenth of its TTR a full TTR again from now, so that
-	 * claiming ahead never shortens the time its handler gets. Returns {@code false} when its lease ran out
-	 * while it waited (it was taken back, and another claim runs it).
+	 * claiming ahead never shortens the time its handler gets.
+	 * @return {@code null} to run the job; {@code LEASE_LOST} when its lease ran out while it waited (it was
+	 * taken back, and another claim runs it); {@code UNSETTLED} when Redis could not renew it and, by this
+	 * JVM's clock, nothing is left of it, or the worker is being stopped
 	 */
-	private boolean renewLeaseAfterWaiting(Claim claim) {
+	private ClaimOutcome renewLeaseAfterWaiting(Claim claim) {
 		ReservedJob job = claim.job();
 		long waitedNanos = System.nanoTime() - job.claimedNanos();
 		if (waitedNanos < job.ttr().toNanos() / 10) {
-			return true;
+			return null;
 		}
 		Optional<Instant> deadline;
 		try {
 			deadline = this.queue.extend(job, job.ttr());
 		}
 		catch (RuntimeException ex) {
+			if (Thread.interrupted() || System.nanoTime() - job.claimedNanos() >= job.ttr().toNanos()) {
+				logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker, "
+						+ "and none of it is left; it runs again when its lease expires", job.id(), this.topic, ex);
+				return ClaimOutcome.UNSETTLED;
+			}
 			logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker; "
 					+ "running it on what is left of its lease", job.id(), this.topic, ex);
-			return true;
+			return null;
 		}
 		if (deadline.isEmpty()) {
 			logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran out; another claim "
 					+ "runs it", job.id(), this.topic);
-			return false;
+			return ClaimOutcome.LEASE_LOST;
 		}
 		claim.renewed(job.withLeaseDeadline(deadline.get()));
-		return true;
+		return null;
 	}
 
 	private void fail(Claim claim, Throwable error, Duration handlerTime) {
@@ -151,7 +165,7 @@ final class Worker implements Runnable {
 		try {
 			this.observer.failed(job, handlerTime, error, outcome);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex);
 		}
 		switch (outcome) {
