@@ -55,6 +55,9 @@ final class BucketFetcher implements Runnable {
 
 	private volatile boolean running = true;
 
+	/** Room taken as a signal was taken, for the claim that signal calls for; 0 when none. */
+	private int roomForSignal;
+
 	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -151,6 +154,8 @@ final class BucketFetcher implements Runnable {
 			// nothing interrupts a fetcher but a JVM going down
 		}
 		finally {
+			this.claims.giveBackRoom(this.roomForSignal);
+			this.roomForSignal = 0;
 			this.signal.close();
 		}
 	}
@@ -160,7 +165,11 @@ final class BucketFetcher implements Runnable {
 	 * least one. Returns whether ready jobs are left to claim.
 	 */
 	private boolean claim() throws InterruptedException {
-		int room = this.claims.takeRoom(this.mostPerClaim);
+		int room = this.roomForSignal;
+		this.roomForSignal = 0;
+		if (room == 0) {
+			room = this.claims.takeRoom(this.mostPerClaim);
+		}
 		if (room == 0) {
 			this.running = false; // the container stops
 			return false;
@@ -169,7 +178,7 @@ final class BucketFetcher implements Runnable {
 		try {
 			batch = this.queue.claim(this.topic, this.bucket, room, this.policy);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			this.claims.giveBackRoom(room);
 			throw ex;
 		}
@@ -180,11 +189,21 @@ final class BucketFetcher implements Runnable {
 		return !batch.jobs().isEmpty() && batch.readyLeft() > 0;
 	}
 
+	/**
+	 * Waits for the bucket's signal and, once it comes, takes room for the claim it calls for at once: a
+	 * fetcher that finds no room (the container's workers are busy, or another bucket's fetcher took the
+	 * room) passes the signal on rather than sit on work another consumer could take.
+	 */
 	private void awaitSignal() {
-		boolean signalled = this.signal.await();
-		if (signalled && (!this.running || this.claims.freeRoom() == 0)) {
-			this.signal.signal(); // the signal may announce work this container cannot take now
+		if (!this.signal.await()) {
+			return;
 		}
+		int room = this.running ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+		if (room == 0) {
+			this.signal.signal();
+			return;
+		}
+		this.roomForSignal = room;
 	}
 
 	private void pause(long millis) throws InterruptedException {
