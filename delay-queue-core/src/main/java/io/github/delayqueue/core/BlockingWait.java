@@ -9,9 +9,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Decides how long a consumer's blocking wait in Redis may last: {@code maxWait}, unless the connection's
- * command timeout is shorter, in which case a wait would fail as a timed-out command every time, so it is
- * shortened to three quarters of that timeout and the configuration is reported once.
+ * Decides how long a consumer's blocking wait in Redis may last: {@code maxWait}, unless that comes close to
+ * the connection's command timeout, in which case a wait would fail as a timed-out command whenever its
+ * reply is a little late, so it is cut to three quarters of that timeout and the configuration is reported.
  */
 final class BlockingWait {
 
@@ -22,15 +22,19 @@ final class BlockingWait {
 
 	static Duration within(Duration maxWait, RedisConnectionFactory connectionFactory) {
 		Duration commandTimeout = commandTimeout(connectionFactory);
-		if (commandTimeout == null || commandTimeout.isZero() || maxWait.compareTo(commandTimeout) < 0) {
+		if (commandTimeout == null || commandTimeout.isZero()) {
 			return maxWait;
 		}
-		Duration wait = Duration.ofMillis(Math.max(1, commandTimeout.toMillis() * 3 / 4));
-		logger.warn("delay-queue.max-wait ({}) is not shorter than the Redis command timeout ({}, "
+		// a quarter of the timeout is left for the reply to arrive on a busy machine
+		Duration longest = Duration.ofMillis(Math.max(1, commandTimeout.toMillis() * 3 / 4));
+		if (maxWait.compareTo(longest) <= 0) {
+			return maxWait;
+		}
+		logger.warn("delay-queue.max-wait ({}) leaves too little of the Redis command timeout ({}, "
 				+ "spring.data.redis.timeout), and a blocking wait that outlasts it fails: consumers wait at most {} "
-				+ "at a time instead. Raise spring.data.redis.timeout or lower delay-queue.max-wait to silence this.",
-				maxWait, commandTimeout, wait);
-		return wait;
+				+ "at a time instead. Raise spring.data.redis.timeout to 4/3 of delay-queue.max-wait or more, or lower "
+				+ "delay-queue.max-wait, to silence this.", maxWait, commandTimeout, longest);
+		return longest;
 	}
 
 	/**

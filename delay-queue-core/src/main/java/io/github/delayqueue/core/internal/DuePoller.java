@@ -105,15 +105,15 @@ final class DuePoller {
 	}
 
 	/**
-	 * Stops the poller, waiting up to {@code timeout} for a run under way to end, so that nothing is left
-	 * calling Redis once the owner closes its connections.
+	 * Stops the poller, waiting until {@code deadline} on {@link System#nanoTime()} for a run under way to
+	 * end, so that nothing is left calling Redis once the owner closes its connections; a run waiting on an
+	 * unreachable Redis ends by itself when its call fails.
 	 */
-	synchronized void stop(Duration timeout) {
+	synchronized void stop(long deadline) {
 		this.stopped = true;
 		if (this.next != null) {
 			this.next.cancel(false);
 		}
-		long deadline = System.nanoTime() + timeout.toNanos();
 		while (this.running && deadline - System.nanoTime() > 0) {
 			try {
 				wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));

@@ -126,7 +126,9 @@ public final class DuePollers implements AutoCloseable {
 	private void stopPolling(String topic) {
 		TopicPollers stopped = this.topics.remove(topic);
 		if (stopped != null) {
-			stopped.pollers().forEach((poller) -> poller.stop(STOP_TIMEOUT));
+			// one deadline for all: a topic whose runs all wait on an unreachable Redis stops in STOP_TIMEOUT
+			long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+			stopped.pollers().forEach((poller) -> poller.stop(deadline));
 		}
 	}
 

@@ -138,7 +138,7 @@ final class JobCompleter {
 			try {
 				this.observer.completed(job, handed.handlerTime(), done);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
 				logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex);
 			}
 		}
@@ -186,12 +186,14 @@ final class JobCompleter {
 					finish(batch);
 				}
 				catch (RuntimeException ex) {
-					// only a broken ownership of claims gets here; the lane goes on with the claims to come
+					// a bug in the ownership of claims; the lane goes on with the claims to come
 					logger.error("Completer of topic \"{}\" failed on {} claim(s)", JobCompleter.this.topic,
 							batch.size(), ex);
 				}
-				ended(batch.size());
-				batch.clear();
+				finally {
+					ended(batch.size());
+					batch.clear();
+				}
 			}
 		}
 
