@@ -188,7 +188,9 @@ class ContainerSoakIntegrationTests {
 				assertThat(queue.isPolling(topic)).as(context + ": polling after the last stop").isFalse();
 			}
 		}
-		assertThat(threadsNamed("delay-queue-soak-")).as(context + ": container threads after the last stop").isZero();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(threadsNamed("delay-queue-soak-")).as(context + ": container threads after the last stop")
+				.isZero());
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(connections(admin, clientName))
 				.as(context + ": the queues' connections after the last stop")
@@ -313,7 +315,9 @@ class ContainerSoakIntegrationTests {
 
 		private final String name;
 
-		private final AtomicLong stopReturnedNanos = new AtomicLong(Long.MAX_VALUE);
+		private volatile long startedNanos;
+
+		private volatile long stopReturnedNanos;
 
 		SoakContainer(DelayQueue queue, String topic, int instance, int concurrency) {
 			this.name = topic + "@" + instance + "#" + ContainerSoakIntegrationTests.this.containers.size();
@@ -335,13 +339,15 @@ class ContainerSoakIntegrationTests {
 		}
 
 		void start() {
-			this.stopReturnedNanos.set(Long.MAX_VALUE);
-			this.container.start();
+			if (!this.container.isRunning()) {
+				this.startedNanos = System.nanoTime();
+				this.container.start();
+			}
 		}
 
 		void stop() {
 			this.container.stop();
-			this.stopReturnedNanos.set(System.nanoTime());
+			this.stopReturnedNanos = System.nanoTime();
 		}
 
 		void toggle() {
@@ -355,7 +361,9 @@ class ContainerSoakIntegrationTests {
 
 		private void handle(ReservedJob job) throws Exception {
 			long startNanos = System.nanoTime();
-			if (startNanos > this.stopReturnedNanos.get()) {
+			// the container is stopped (its last stop returned after its last start) and a handler starts
+			long stoppedAt = this.stopReturnedNanos;
+			if (stoppedAt > this.startedNanos && startNanos > stoppedAt) {
 				ContainerSoakIntegrationTests.this.violations.add(job.id() + " started on " + this.name
 						+ " after its stop returned");
 			}

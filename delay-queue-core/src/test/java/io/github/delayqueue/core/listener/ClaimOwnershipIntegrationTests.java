@@ -217,7 +217,8 @@ class ClaimOwnershipIntegrationTests {
 		logger.info("Slowest of 20 stops of an idle container: {} ms", slowestStopMillis);
 		// a stop that waited for a blocking wait to time out would take the 30 s max-wait
 		assertThat(slowestStopMillis).as("slowest stop (ms)").isLessThan(3000);
-		assertThat(threadsNamed("delay-queue-cycles-")).as("fetcher, worker and completer threads").isZero();
+		assertThat(threadsNamed("delay-queue-cycles-")).as("fetcher, worker and completer threads once stop returned")
+			.isZero();
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(threadsNamed("delay-queue-poller-") + threadsNamed("delay-queue-wakeups-"))
 				.as("poller and wake-up threads")
@@ -237,7 +238,9 @@ class ClaimOwnershipIntegrationTests {
 		}, ContainerOptions.builder().concurrency(1).prefetch(0));
 		busyQueue.add(Job.builder("handoff").id("keeps-busy").payload("{}").build());
 		assertThat(busyRunning.await(10, TimeUnit.SECONDS)).isTrue();
-		// the busy instance's fetcher now waits for a signal it cannot use; the idle one starts waiting after it
+		// the busy instance's fetcher now waits for a signal it cannot use; the idle one starts waiting after it,
+		// so Redis hands the next signal to the busy one first
+		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
 		CountDownLatch idleRan = new CountDownLatch(1);
 		start(idleQueue, "handoff", (job) -> idleRan.countDown(), ContainerOptions.builder().concurrency(1));
 		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 2);
@@ -274,16 +277,16 @@ class ClaimOwnershipIntegrationTests {
 
 	@Test
 	void aCommandTimeoutShorterThanMaxWaitShortensTheWaitInsteadOfFailingEveryWait() throws Exception {
-		DelayQueue queue = queue(factory(Duration.ofSeconds(1), false),
+		DelayQueue queue = queue(factory(Duration.ofSeconds(2), false),
 				DelayQueueOptions.builder().maxWait(Duration.ofSeconds(5)));
-		assertThat(queue.blockingWait()).isEqualTo(Duration.ofMillis(750));
+		assertThat(queue.blockingWait()).isEqualTo(Duration.ofMillis(1500));
 		CountDownLatch ran = new CountDownLatch(1);
 		start(queue, "short-timeout", (job) -> ran.countDown(), ContainerOptions.builder());
 		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
 		long connectionsReceived = connectionsReceived();
 
-		// idle for several command timeouts: a wait that timed out would reconnect, and back its fetcher off
-		Thread.sleep(4000);
+		// idle for several waits: a wait that timed out would reconnect, and back its fetcher off
+		Thread.sleep(6000);
 		assertThat(connectionsReceived() - connectionsReceived).as("connections opened while idle, this look's own included")
 			.isEqualTo(1);
 
