@@ -99,7 +99,7 @@ final class BucketFetcher implements Runnable {
 		Thread signalling = null;
 		while (this.thread.isAlive() && System.nanoTime() < deadlineNanos) {
 			if (signalling == null || !signalling.isAlive()) {
-				signalling = SIGNAL_THREADS.newThread(this::signalToEnd);
+				signalling = SIGNAL_THREADS.newThread(this::signalQuietly);
 				signalling.start();
 			}
 			long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
@@ -108,13 +108,12 @@ final class BucketFetcher implements Runnable {
 		return !this.thread.isAlive();
 	}
 
-	private void signalToEnd() {
+	private void signalQuietly() {
 		try {
 			this.signal.signal();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not signal topic \"{}\" bucket {} to end its fetcher's wait", this.topic, this.bucket,
-					ex);
+			logger.debug("Could not signal topic \"{}\" bucket {}", this.topic, this.bucket, ex);
 		}
 	}
 
@@ -154,8 +153,12 @@ final class BucketFetcher implements Runnable {
 			// nothing interrupts a fetcher but a JVM going down
 		}
 		finally {
-			this.claims.giveBackRoom(this.roomForSignal);
-			this.roomForSignal = 0;
+			if (this.roomForSignal > 0) {
+				// stopped between taking a signal and claiming: the signal is for another consumer now
+				this.claims.giveBackRoom(this.roomForSignal);
+				this.roomForSignal = 0;
+				signalQuietly();
+			}
 			this.signal.close();
 		}
 	}
