@@ -537,7 +537,7 @@ public class DelayQueue implements AutoCloseable {
 	 * recorded in Redis
 	 */
 	public int bucketCount(String topic) {
-		return this.keys.buckets(Job.checkTopic(topic)).size();
+		return checkedBucketsOf(Job.checkTopic(topic));
 	}
 
 	/**
@@ -558,12 +558,12 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	private BucketKeys bucketAt(String topic, int bucket) {
-		List<BucketKeys> buckets = this.keys.buckets(Job.checkTopic(topic));
-		if (bucket < 0 || bucket >= buckets.size()) {
-			throw new IllegalArgumentException("bucket: topic \"" + topic + "\" has buckets 0 to "
-					+ (buckets.size() - 1) + ", was " + bucket);
+		int buckets = bucketCount(topic);
+		if (bucket < 0 || bucket >= buckets) {
+			throw new IllegalArgumentException("bucket: topic \"" + topic + "\" has buckets 0 to " + (buckets - 1)
+					+ ", was " + bucket);
 		}
-		return buckets.get(bucket);
+		return this.keys.bucket(topic, bucket);
 	}
 
 	/**

@@ -2,8 +2,8 @@ package io.github.delayqueue.test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 class ProcessRedisServerTests {
 
@@ -103,10 +104,9 @@ class ProcessRedisServerTests {
 			killed.start();
 			try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(killed.uri()))) {
 				// it rejoins once it has pinged the others again
-				long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-				while (!connection.sync().clusterInfo().contains("cluster_state:ok") && System.nanoTime() < deadline) {
-					Thread.sleep(50);
-				}
+				await().atMost(Duration.ofSeconds(15))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> connection.sync().clusterInfo().contains("cluster_state:ok"));
 				assertThat(connection.sync().clusterInfo()).contains("cluster_state:ok")
 					.contains("cluster_known_nodes:3")
 					.contains("cluster_slots_assigned:16384");

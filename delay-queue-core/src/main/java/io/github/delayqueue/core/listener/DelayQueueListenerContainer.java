@@ -195,14 +195,16 @@ public class DelayQueueListenerContainer {
 			interrupted = true;
 		}
 		claims.releaseWorkers(this.options.concurrency());
+		boolean noneHeld;
 		try {
-			if (!claims.awaitNoneHeld(deadline)) {
-				takeOverUnfinishedClaims(claims);
-			}
+			noneHeld = claims.awaitNoneHeld(deadline);
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;
-			takeOverUnfinishedClaimsAtOnce(claims);
+			noneHeld = false;
+		}
+		if (!noneHeld) {
+			interrupted |= !takeOverUnfinishedClaims(claims);
 		}
 		if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
 			logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
@@ -233,8 +235,10 @@ public class DelayQueueListenerContainer {
 	 * their jobs go back, so that no other consumer runs a job while its handler here still runs, unless
 	 * that handler ignores its interruption. Whatever those workers do after is refused, since their claims
 	 * have ended.
+	 * @return {@code false} when the stopping thread was interrupted while it gave the handlers their moment
+	 * (their jobs are handed back all the same)
 	 */
-	private void takeOverUnfinishedClaims(Claims claims) throws InterruptedException {
+	private boolean takeOverUnfinishedClaims(Claims claims) {
 		List<Claim> running = new ArrayList<>();
 		List<Claim> notStarted = new ArrayList<>();
 		for (Claim claim : claims.heldClaims()) {
@@ -248,30 +252,32 @@ public class DelayQueueListenerContainer {
 			}
 		}
 		claims.handBackAll(notStarted, "the container stopped before a worker started it");
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS);
-		for (Claim claim : running) {
-			if (!claim.awaitHandlerEnd(deadline)) {
-				logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its interruption; handing the job back "
-						+ "while it runs, so it may run twice at once", claim.job().id(), this.topic);
-			}
-		}
+		boolean uninterrupted = awaitHandlersEnd(running);
 		claims.handBackAll(running, "the container stopped before its handler finished");
 		if (!running.isEmpty()) {
 			logger.info("Handed {} job(s) of topic \"{}\" back to ready: the container stopped before their handlers "
 					+ "finished", running.size(), this.topic);
 		}
+		return uninterrupted;
 	}
 
 	/**
-	 * Takes over the unfinished claims of a stop whose thread was interrupted: without waiting for the
-	 * interrupted handlers to return.
+	 * Gives interrupted handlers up to {@value #INTERRUPTED_HANDLER_GRACE_MILLIS} ms to return.
+	 * @return {@code false} when the stopping thread was interrupted meanwhile
 	 */
-	private void takeOverUnfinishedClaimsAtOnce(Claims claims) {
+	private boolean awaitHandlersEnd(List<Claim> running) {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS);
 		try {
-			takeOverUnfinishedClaims(claims);
+			for (Claim claim : running) {
+				if (!claim.awaitHandlerEnd(deadline)) {
+					logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its interruption; handing the job "
+							+ "back while it runs, so it may run twice at once", claim.job().id(), this.topic);
+				}
+			}
+			return true;
 		}
 		catch (InterruptedException ex) {
-			// the handlers were given no moment to return; their jobs have been handed back regardless
+			return false;
 		}
 	}
 

@@ -116,10 +116,5 @@ for first = 3, #ARGV, 12 do
   end
 end
 
-if any_ready then
-  signal_ready(signal)
-end
-if new_head ~= head then
-  wake_pollers(ARGV[1], ARGV[2])
-end
+announce_new_jobs(signal, any_ready, head, new_head, ARGV[1], ARGV[2])
 return reply

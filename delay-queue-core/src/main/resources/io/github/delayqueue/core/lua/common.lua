@@ -254,6 +254,17 @@ local function wake_pollers(channel, bucket)
   redis.call('PUBLISH', channel, bucket)
 end
 
+-- Tells whom a batch of new jobs concerns: consumers when some are ready, and pollers when the earliest
+-- delayed job changed from `head` to `new_head`.
+local function announce_new_jobs(signal_key, any_ready, head, new_head, channel, bucket)
+  if any_ready then
+    signal_ready(signal_key)
+  end
+  if new_head ~= head then
+    wake_pollers(channel, bucket)
+  end
+end
+
 local function earliest(zset_key)
   local head = redis.call('ZRANGE', zset_key, 0, 0, 'WITHSCORES')
   if head[2] then

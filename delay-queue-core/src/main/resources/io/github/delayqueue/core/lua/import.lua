@@ -91,10 +91,5 @@ for first = 3, #ARGV, 6 do
   codes[#codes + 1] = code
 end
 
-if any_ready then
-  signal_ready(signal)
-end
-if new_head ~= head then
-  wake_pollers(ARGV[1], ARGV[2])
-end
+announce_new_jobs(signal, any_ready, head, new_head, ARGV[1], ARGV[2])
 return codes
