@@ -58,8 +58,8 @@ final class EndToEndScenario {
 		Results results = this.context.results();
 		results.add(Row.of("endToEnd.throughput", "2 end-to-end", String.format("%,d due jobs, 8 workers", jobs),
 				"jobs/s", ours.rate(), redisson.rate())
-			.target(">= 20,000 jobs/s, each exactly once",
-					ours.rate() >= 20_000 && ours.delivered() == jobs && ours.duplicated() == 0)
+			.target(">= 50,000 jobs/s, each exactly once",
+					ours.rate() >= 50_000 && ours.delivered() == jobs && ours.duplicated() == 0)
 			.note(capNote(ours, redisson))
 			.details(details));
 		results.add(Row.of("endToEnd.exactlyOnce", "2 end-to-end", "jobs delivered exactly once", "jobs",

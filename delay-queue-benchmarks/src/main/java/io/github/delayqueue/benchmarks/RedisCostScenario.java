@@ -14,9 +14,11 @@ import java.util.TreeMap;
  * 1,000 jobs/s load (run here if that scenario did not run), {@code INFO commandstats} counts every command
  * Redis ran, those run inside scripts included, over the jobs started in that time. Of those, the commands a
  * client sent (scripts, blocking pops, pub/sub, pings...) are counted apart: each is one request, so at most
- * one network round trip. Memory per pending job: {@code used_memory} before and after N pending jobs with
- * 200-byte payloads, less the payload bytes, over N; the jobs are bulk-loaded in the queue's own layout, and
- * the figure is cross-checked with fewer jobs added through the queue's API. When the benchmark runs its own
+ * one network round trip. Redis CPU per job: the server's {@code used_cpu_sys} and {@code used_cpu_user}
+ * ({@code INFO cpu}) over the same stretch and jobs. Memory per pending job: {@code used_memory} before and
+ * after N pending jobs with 200-byte payloads, less the payload bytes, over N; the jobs are bulk-loaded in
+ * the queue's own layout, and the figure is cross-checked with fewer jobs added through the queue's API.
+ * When the benchmark runs its own
  * Redis, the two queues' bulk-loaded sets are loaded at once, each into a {@code redis-server} of its own
  * (see {@link LoadingApart}), and each side's memory is read on its own server.
  */
@@ -36,6 +38,22 @@ final class RedisCostScenario {
 
 	private static final Set<String> OWN_COMMANDS = Set.of("info", "config|resetstat", "flushall");
 
+	/**
+	 * The results file whose Redis CPU per job the target halves: the run the README's performance table
+	 * came from before issue 12.
+	 */
+	static final String CPU_REFERENCE_RUN = "results-20261122-200723";
+
+	/**
+	 * delay-queue's Redis CPU per job in {@link #CPU_REFERENCE_RUN}, in microseconds: its
+	 * {@code lateness.1000.p50} row's {@code details.delayQueue.cpu.redisCpuMicrosPerJob}, measured over the
+	 * same steady load as this scenario's.
+	 */
+	static final double CPU_REFERENCE_MICROS = 237.1;
+
+	/** Redisson's figure in the same place of {@link #CPU_REFERENCE_RUN}. */
+	static final double CPU_REFERENCE_REDISSON_MICROS = 698.3;
+
 	private final Context context;
 
 	RedisCostScenario(Context context) {
@@ -51,8 +69,9 @@ final class RedisCostScenario {
 					.lifecycle();
 			}
 			lifecycles.put(side, lifecycle);
-			Context.log("  %-11s %.2f Redis commands and %.2f client commands per job (%,d jobs started, %,d added)",
-					side.label(), lifecycle.commandsPerJob(), lifecycle.clientCommandsPerJob(), lifecycle.jobs(),
+			Context.log("  %-11s %.2f Redis commands and %.2f client commands per job, Redis CPU %.1f us per job "
+					+ "(%,d jobs started, %,d added)", side.label(), lifecycle.commandsPerJob(),
+					lifecycle.clientCommandsPerJob(), lifecycle.redisCpuMicrosPerJob(), lifecycle.jobs(),
 					lifecycle.added());
 		}
 		Settings settings = this.context.settings();
@@ -92,11 +111,24 @@ final class RedisCostScenario {
 		results.add(Row.of("cost.clientCommandsPerJob", "4 Redis cost", "client commands (round trips) per job",
 				"cmds/job", ours.clientCommandsPerJob(), redisson.clientCommandsPerJob())
 			.target("<= 4", ours.clientCommandsPerJob() <= 4));
+		double cpuTarget = CPU_REFERENCE_MICROS / 2;
+		results.add(Row.of("cost.redisCpuPerJob", "4 Redis cost", "Redis CPU per job, " + metricLoad, "us/job",
+				ours.redisCpuMicrosPerJob(), redisson.redisCpuMicrosPerJob())
+			.target(String.format("<= %.0f us (half of %s)", cpuTarget, CPU_REFERENCE_RUN),
+					ours.redisCpuMicrosPerJob() <= cpuTarget)
+			.note(String.format("%s: %.0f / %.0f us; JVM CPU per job here: %,.0f / %,.0f us", CPU_REFERENCE_RUN,
+					CPU_REFERENCE_MICROS, CPU_REFERENCE_REDISSON_MICROS, ours.jvmCpuMicrosPerJob(),
+					redisson.jvmCpuMicrosPerJob()))
+			.details(Map.of("counted", "INFO cpu used_cpu_sys + used_cpu_user of the Redis server over the same "
+					+ "steady part of the same load as the commands, over the jobs whose handlers started in that "
+					+ "time; the server's own background work (serverCron) included", "reference",
+					CPU_REFERENCE_RUN + ".json, row lateness.1000.p50, details.delayQueue.cpu.redisCpuMicrosPerJob: "
+							+ CPU_REFERENCE_MICROS)));
 		int jobs = settings.memoryJobs();
 		results.add(Row.of("cost.memoryPerJob", "4 Redis cost",
 				String.format("memory per pending job beyond payload, N=%,d", jobs), "bytes", memory.get(Side.DELAY_QUEUE),
 				memory.get(Side.REDISSON))
-			.target("<= 250", memory.get(Side.DELAY_QUEUE) <= 250)
+			.target("<= 150", memory.get(Side.DELAY_QUEUE) <= 150)
 			.note(String.format("over %,d jobs added through the API: %.0f / %.0f", settings.memoryApiJobs(),
 					memoryThroughApi.get(Side.DELAY_QUEUE), memoryThroughApi.get(Side.REDISSON)))
 			.details(Map.of("jobs", jobs, "payloadBytes", Payloads.SIZE, "counted",
@@ -196,17 +228,24 @@ final class RedisCostScenario {
 	}
 
 	/**
-	 * The commands Redis ran over a steady stretch of a load.
+	 * The commands Redis ran, and the CPU time Redis and the queue's JVM spent, over a steady stretch of a
+	 * load.
 	 *
 	 * @param jobs jobs whose handlers started in the stretch
 	 * @param added jobs added in the stretch
 	 * @param commands every command Redis ran, those inside scripts included
 	 * @param clientCommands the commands clients sent
 	 * @param calls calls by command name
+	 * @param redisCpuSeconds CPU time of the Redis server ({@code INFO cpu}, user and system)
+	 * @param jvmCpuSeconds CPU time of the benchmark's JVM, the queue's producer and consumer in it
 	 */
-	record Lifecycle(int jobs, int added, long commands, long clientCommands, Map<String, Long> calls) {
+	record Lifecycle(int jobs, int added, long commands, long clientCommands, Map<String, Long> calls,
+			double redisCpuSeconds, double jvmCpuSeconds) {
 
-		static Lifecycle of(int jobs, int added, Map<String, Long> calls) {
+		/**
+		 * @param cpu CPU use over the stretch, as {@link CpuMeter#stop} returns it
+		 */
+		static Lifecycle of(int jobs, int added, Map<String, Long> calls, Map<String, Object> cpu) {
 			Map<String, Long> counted = new TreeMap<>(calls);
 			OWN_COMMANDS.forEach(counted::remove);
 			long commands = counted.values().stream().mapToLong(Long::longValue).sum();
@@ -215,7 +254,16 @@ final class RedisCostScenario {
 				.filter((entry) -> CLIENT_COMMANDS.contains(entry.getKey()))
 				.mapToLong(Map.Entry::getValue)
 				.sum();
-			return new Lifecycle(jobs, added, commands, client, counted);
+			return new Lifecycle(jobs, added, commands, client, counted, (Double) cpu.get("redisCpuSeconds"),
+					(Double) cpu.get("jvmCpuSeconds"));
+		}
+
+		double redisCpuMicrosPerJob() {
+			return this.redisCpuSeconds * 1e6 / this.jobs;
+		}
+
+		double jvmCpuMicrosPerJob() {
+			return this.jvmCpuSeconds * 1e6 / this.jobs;
 		}
 
 		double commandsPerJob() {
@@ -234,6 +282,8 @@ final class RedisCostScenario {
 			map.put("clientCommands", this.clientCommands);
 			map.put("commandsPerJob", commandsPerJob());
 			map.put("clientCommandsPerJob", clientCommandsPerJob());
+			map.put("redisCpuMicrosPerJob", redisCpuMicrosPerJob());
+			map.put("jvmCpuMicrosPerJob", jvmCpuMicrosPerJob());
 			map.put("callsByCommand", new LinkedHashMap<>(this.calls));
 			return map;
 		}
