@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -114,6 +115,37 @@ public class DelayQueue implements AutoCloseable {
 		boolean added = sendAdd(newJob.bucket(), List.of(newJob)).get(0) != 0;
 		observeAdded(job, added);
 		return added;
+	}
+
+	/**
+	 * Adds a job without waiting for Redis: {@link #add(Job)}'s call, sent on the shared connection, where
+	 * Lettuce pipelines it with every other command in flight, so one thread can keep hundreds of adds
+	 * going. The add is retried after a connection failure as {@link #add(Job)}'s is, without holding a
+	 * thread while it backs off.
+	 * <p>
+	 * The future completes with what {@link #add(Job)} returns, or fails with what it throws: an
+	 * {@link InvalidJobException} for a payload that is too large, a
+	 * {@link org.springframework.dao.DataAccessException} when Redis cannot be reached. Actions that depend
+	 * on it run on the Redis client's I/O thread unless given an executor of their own, and must not block.
+	 * With a connection factory other than Lettuce's sharing its native connection (Jedis, a Lettuce pool),
+	 * the add is made before this method returns and the future is already complete.
+	 */
+	public CompletableFuture<Boolean> addAsync(Job job) {
+		NewJob newJob;
+		try {
+			newJob = toNewJob(job);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		BucketKeys bucket = newJob.bucket();
+		return ConnectionRetries
+			.callAsync("add", bucket.topic(), () -> this.operations.addAsync(bucket, List.of(newJob)))
+			.thenApply((codes) -> {
+				boolean added = codes.get(0) != 0;
+				observeAdded(job, added);
+				return added;
+			});
 	}
 
 	/**

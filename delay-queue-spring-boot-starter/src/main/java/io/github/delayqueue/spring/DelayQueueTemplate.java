@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.IfExists;
@@ -101,6 +103,57 @@ public class DelayQueueTemplate {
 	}
 
 	/**
+	 * Sends a job due {@code delay} from now (Redis clock) with a generated id, without waiting for Redis:
+	 * see {@link DelayQueue#addAsync(Job)}. One thread can keep many sends in flight.
+	 * @return a future of the job's id, failed with what {@link #send(String, Object, Duration)} would throw
+	 */
+	public CompletableFuture<String> sendAsync(String topic, Object payload, Duration delay) {
+		return addAsync(() -> newJob(topic, payload).delay(delay).build()).thenApply(SentJob::id);
+	}
+
+	/**
+	 * Sends a job due at the given instant, taken as given, with a generated id, without waiting for Redis.
+	 * @return a future of the job's id, failed with what {@link #send(String, Object, Instant)} would throw
+	 */
+	public CompletableFuture<String> sendAsync(String topic, Object payload, Instant at) {
+		return addAsync(() -> newJob(topic, payload).dueAt(at).build()).thenApply(SentJob::id);
+	}
+
+	/**
+	 * Sends a job with the given id due {@code delay} from now, unless the topic already has a job with that
+	 * id, without waiting for Redis.
+	 * @return a future of {@code true} when sent, {@code false} when a job with that id exists
+	 */
+	public CompletableFuture<Boolean> sendAsync(String topic, String id, Object payload, Duration delay) {
+		return sendAsync(topic, id, payload, delay, IfExists.REJECT);
+	}
+
+	/**
+	 * Sends a job with the given id due {@code delay} from now, without waiting for Redis; {@code ifExists}
+	 * says whether an existing job with that id is kept or replaced.
+	 * @return a future of {@code true} when sent (or replaced an existing job), {@code false} when rejected
+	 */
+	public CompletableFuture<Boolean> sendAsync(String topic, String id, Object payload, Duration delay,
+			IfExists ifExists) {
+		return addAsync(() -> newJob(topic, payload).id(id).delay(delay).ifExists(ifExists).build())
+			.thenApply(SentJob::added);
+	}
+
+	/**
+	 * Builds a job and adds it asynchronously; bad input fails the future rather than being thrown.
+	 */
+	private CompletableFuture<SentJob> addAsync(Supplier<Job> newJob) {
+		Job job;
+		try {
+			job = newJob.get();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return this.queue.addAsync(job).thenApply((added) -> new SentJob(job.id(), added));
+	}
+
+	/**
 	 * Removes a job in any state; a listener still running it will have its finish refused.
 	 * @return {@code false} when the topic has no such job (any more), as after it ran
 	 */
@@ -169,6 +222,12 @@ public class DelayQueueTemplate {
 		catch (JacksonException ex) {
 			throw new InvalidJobException("payload", "cannot be written as JSON: " + ex.getOriginalMessage(), ex);
 		}
+	}
+
+	/**
+	 * A job an asynchronous send made: its id, and whether it was added.
+	 */
+	private record SentJob(String id, boolean added) {
 	}
 
 }

@@ -2,11 +2,18 @@ package io.github.delayqueue.spring;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.IfExists;
 import io.github.delayqueue.core.InvalidJobException;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
@@ -24,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link DelayQueueTemplate} refuses a missing payload or id with an {@link InvalidJobException} naming it,
- * before anything in Redis changes, rather than sending the JSON {@code null} or a generated id.
+ * before anything in Redis changes, rather than sending the JSON {@code null} or a generated id; its
+ * asynchronous sends add as the blocking ones do and fail their futures on the same input.
  */
 @RedisTest
 class DelayQueueTemplateIntegrationTests {
@@ -69,6 +77,33 @@ class DelayQueueTemplateIntegrationTests {
 		assertRefused("id", () -> this.template.send(TOPIC, null, "payload", Instant.now()));
 		assertRefused("id", () -> this.template.send(TOPIC, null, "payload", Duration.ZERO, IfExists.REPLACE));
 		assertNothingSent();
+	}
+
+	@Test
+	void anAsyncSendAddsTheJobAndCompletesWithItsId() throws Exception {
+		String id = this.template.sendAsync(TOPIC, Map.of("order", 7), Duration.ofMinutes(30)).get(10, TimeUnit.SECONDS);
+
+		JobInfo job = this.queue.find(TOPIC, id).orElseThrow();
+		assertThat(job.state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.template.sendAsync(TOPIC, id, "again", Duration.ZERO).get(10, TimeUnit.SECONDS)).isFalse();
+		assertThat(this.template.sendAsync(TOPIC, id, "again", Duration.ZERO, IfExists.REPLACE).get(10, TimeUnit.SECONDS))
+			.isTrue();
+		assertThat(this.queue.claim(TOPIC, 1)).extracting(ReservedJob::payload).containsExactly("\"again\"");
+	}
+
+	@Test
+	void anAsyncSendFailsItsFutureOnBadInputInsteadOfThrowing() {
+		assertRefusedAsync("payload", this.template.sendAsync(TOPIC, null, Duration.ZERO));
+		assertRefusedAsync("payload", this.template.sendAsync(TOPIC, null, Instant.now()));
+		assertRefusedAsync("id", this.template.sendAsync(TOPIC, null, "payload", Duration.ZERO));
+		assertNothingSent();
+	}
+
+	private static void assertRefusedAsync(String field, CompletableFuture<?> send) {
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> send.get(10, TimeUnit.SECONDS))
+			.havingCause()
+			.isInstanceOf(InvalidJobException.class)
+			.withMessageStartingWith(field + ": must not be null");
 	}
 
 	private void assertNothingSent() {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.core.BackOff;
@@ -16,7 +17,7 @@ import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 
-import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -27,14 +28,14 @@ import org.springframework.data.redis.core.script.RedisScript;
 @SuppressWarnings("rawtypes")
 public final class BucketOperations {
 
-	private final RedisOperations<String, String> redis;
+	private final ScriptRunner runner;
 
 	private final DelayQueueScripts scripts = new DelayQueueScripts();
 
 	private final RedisVersionCheck versionCheck;
 
-	public BucketOperations(RedisOperations<String, String> redis) {
-		this.redis = redis;
+	public BucketOperations(RedisTemplate<String, String> redis) {
+		this.runner = new ScriptRunner(redis.getRequiredConnectionFactory(), redis);
 		this.versionCheck = RedisVersionCheck.of(redis);
 	}
 
@@ -44,6 +45,30 @@ public final class BucketOperations {
 	 * earlier delivery of the same call: it is left as it is and answered 1 (or 2 when asked to replace).
 	 */
 	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
+		return addCodes(run(this.scripts.add, addKeys(keys), addArguments(keys, jobs)));
+	}
+
+	/**
+	 * Sends {@link #add} without waiting for its reply: the future completes with what {@code add} returns,
+	 * or fails with what it throws.
+	 */
+	public CompletableFuture<List<Long>> addAsync(BucketKeys keys, List<NewJob> jobs) {
+		try {
+			this.versionCheck.check();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return this.runner.send(this.scripts.add, addKeys(keys), addArguments(keys, jobs))
+			.thenApply((reply) -> addCodes((List) reply));
+	}
+
+	private static List<String> addKeys(BucketKeys keys) {
+		return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.reserved(), keys.dead(),
+				keys.signal(), keys.policies());
+	}
+
+	private static Object[] addArguments(BucketKeys keys, List<NewJob> jobs) {
 		List<String> args = new ArrayList<>(2 + jobs.size() * 12);
 		args.add(keys.wakeChannel());
 		args.add(Integer.toString(keys.index()));
@@ -62,9 +87,11 @@ public final class BucketOperations {
 			args.add(job.ifExists().name());
 			args.add(job.addToken());
 		}
-		List reply = run(this.scripts.add, List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(),
-				keys.reserved(), keys.dead(), keys.signal(), keys.policies()), args.toArray());
-		List<Long> codes = new ArrayList<>(jobs.size());
+		return args.toArray();
+	}
+
+	private static List<Long> addCodes(List reply) {
+		List<Long> codes = new ArrayList<>(reply.size() / 2);
 		for (int i = 1; i < reply.size(); i += 2) {
 			codes.add(RedisReplies.asLong(reply.get(i)));
 		}
@@ -154,7 +181,7 @@ public final class BucketOperations {
 	 * Returns 1 released to ready, 0 no such job, -1 stale lease.
 	 */
 	public long release(BucketKeys keys, String id, String leaseToken) {
-		return this.redis.execute(this.scripts.release,
+		return (Long) call(this.scripts.release,
 				List.of(keys.jobs(), keys.ready(), keys.reserved(), keys.signal()), id, leaseToken);
 	}
 
@@ -162,7 +189,7 @@ public final class BucketOperations {
 	 * Returns the state code the job was in, or an empty string when there was no such job.
 	 */
 	public String cancel(BucketKeys keys, String id) {
-		return this.redis.execute(this.scripts.cancel, List.of(keys.jobs(), keys.payloads(), keys.delayed(),
+		return (String) call(this.scripts.cancel, List.of(keys.jobs(), keys.payloads(), keys.delayed(),
 				keys.ready(), keys.reserved(), keys.dead()), id);
 	}
 
@@ -181,7 +208,7 @@ public final class BucketOperations {
 	 * Returns 1 replayed, 0 no such job, -2 not dead, -3 no payload.
 	 */
 	public long replay(BucketKeys keys, String id) {
-		return this.redis.execute(this.scripts.replay,
+		return (Long) call(this.scripts.replay,
 				List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.dead(), keys.signal()), id);
 	}
 
@@ -300,8 +327,12 @@ public final class BucketOperations {
 	}
 
 	private List run(RedisScript<List> script, List<String> keys, Object... args) {
+		return (List) call(script, keys, args);
+	}
+
+	private Object call(RedisScript<?> script, List<String> keys, Object... args) {
 		this.versionCheck.check();
-		return this.redis.execute(script, keys, args);
+		return this.runner.call(script, keys, args);
 	}
 
 	private static Instant instantOrNull(Object millis) {

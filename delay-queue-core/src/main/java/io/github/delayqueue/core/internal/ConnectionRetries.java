@@ -1,6 +1,10 @@
 package io.github.delayqueue.core.internal;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisConnectionException;
@@ -72,6 +76,46 @@ public final class ConnectionRetries {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Makes an asynchronous call as {@link #call} makes a blocking one: again after a connection failure,
+	 * after a back-off that holds no thread, while attempts remain. The returned future fails with the last
+	 * failure, the earlier ones suppressed.
+	 */
+	public static <T> CompletableFuture<T> callAsync(String operation, String topic,
+			Supplier<CompletableFuture<T>> call) {
+		return attemptAsync(operation, topic, call, 1, null);
+	}
+
+	private static <T> CompletableFuture<T> attemptAsync(String operation, String topic,
+			Supplier<CompletableFuture<T>> call, int attempt, RuntimeException earlier) {
+		CompletableFuture<T> reply;
+		try {
+			reply = call.get();
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return reply.exceptionallyCompose((failure) -> {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (!(cause instanceof RuntimeException ex)) {
+				return CompletableFuture.failedFuture(cause);
+			}
+			if (earlier != null && earlier != ex) {
+				ex.addSuppressed(earlier);
+			}
+			if (!isConnectionFailure(ex) || attempt == MAX_ATTEMPTS) {
+				return CompletableFuture.failedFuture(ex);
+			}
+			long backOff = FIRST_BACKOFF_MILLIS << (attempt - 1);
+			logger.debug("Retrying {} on topic \"{}\" in {} ms after a connection failure (attempt {} of {})",
+					operation, topic, backOff, attempt, MAX_ATTEMPTS, ex);
+			Executor afterBackOff = CompletableFuture.delayedExecutor(backOff, TimeUnit.MILLISECONDS);
+			return CompletableFuture.runAsync(() -> {
+			}, afterBackOff).thenCompose((ignored) -> attemptAsync(operation, topic, call, attempt + 1, ex));
+		});
 	}
 
 	/**
