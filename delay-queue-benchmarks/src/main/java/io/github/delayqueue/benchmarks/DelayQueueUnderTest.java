@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DelayQueue;
@@ -41,16 +42,25 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 
 	@Override
 	public void add(String payload, long delayMillis) {
-		this.queue.add(Job.builder(TOPIC).payload(payload).delay(Duration.ofMillis(delayMillis)).build());
+		this.queue.add(job(payload, delayMillis));
+	}
+
+	@Override
+	public CompletionStage<Boolean> addAsync(String payload, long delayMillis) {
+		return this.queue.addAsync(job(payload, delayMillis));
 	}
 
 	@Override
 	public void addAll(List<String> payloads, long[] delayMillis) {
 		List<Job> jobs = new ArrayList<>(payloads.size());
 		for (int i = 0; i < payloads.size(); i++) {
-			jobs.add(Job.builder(TOPIC).payload(payloads.get(i)).delay(Duration.ofMillis(delayMillis[i])).build());
+			jobs.add(job(payloads.get(i), delayMillis[i]));
 		}
 		this.queue.addAll(jobs);
+	}
+
+	private static Job job(String payload, long delayMillis) {
+		return Job.builder(TOPIC).payload(payload).delay(Duration.ofMillis(delayMillis)).build();
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One application instance of a queue under test, producing and consuming through its own connections:
@@ -12,6 +13,12 @@ interface QueueUnderTest extends AutoCloseable {
 	 * Adds one job due {@code delayMillis} from now.
 	 */
 	void add(String payload, long delayMillis);
+
+	/**
+	 * Starts adding one job due {@code delayMillis} from now without waiting for Redis: the stage completes
+	 * with whether it was added, or with the add's failure.
+	 */
+	CompletionStage<Boolean> addAsync(String payload, long delayMillis);
 
 	/**
 	 * Adds jobs in one batch (pipelined), each due after its own delay, and returns when all are added.
