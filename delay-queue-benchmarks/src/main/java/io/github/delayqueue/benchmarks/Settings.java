@@ -118,9 +118,11 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	/** The steady loads of the lateness scenario. */
 	List<SteadyLoad> steadyLoads() {
 		if (this.quick) {
-			return List.of(new SteadyLoad(1_000, 4, 2_000, 2), new SteadyLoad(10_000, 3, 1_000, 1));
+			return List.of(new SteadyLoad(1_000, 4, 2_000, 2, false), new SteadyLoad(10_000, 3, 1_000, 1, false),
+					new SteadyLoad(30_000, 3, 1_000, 1, true));
 		}
-		return List.of(new SteadyLoad(1_000, 60, 10_000, 10), new SteadyLoad(10_000, 12, 10_000, 10));
+		return List.of(new SteadyLoad(1_000, 60, 10_000, 10, false), new SteadyLoad(10_000, 12, 10_000, 10, false),
+				new SteadyLoad(30_000, 12, 10_000, 10, true));
 	}
 
 	/** Jobs (bulk-loaded) over which memory per pending job is measured. */
@@ -175,9 +177,11 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	/**
 	 * A steady load: {@code rate} jobs per second for {@code seconds}, each due after a delay drawn
 	 * uniformly from 0 to {@code maxDelayMillis}; lateness counts jobs due from {@code steadyAfterSeconds}
-	 * (when the due rate has reached the add rate) to the end of the load.
+	 * (when the due rate has reached the add rate) to the end of the load. With {@code asyncAdds} the
+	 * producer adds each job asynchronously, many in flight (a rate one thread's blocking adds cannot reach);
+	 * otherwise it adds the jobs owed at each tick in one call.
 	 */
-	record SteadyLoad(int rate, int seconds, int maxDelayMillis, int steadyAfterSeconds) {
+	record SteadyLoad(int rate, int seconds, int maxDelayMillis, int steadyAfterSeconds, boolean asyncAdds) {
 	}
 
 }

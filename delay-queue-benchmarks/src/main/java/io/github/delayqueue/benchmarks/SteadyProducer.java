@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 /**
  * Adds jobs at a steady rate from one thread, each due after a delay drawn uniformly from zero to a maximum,
  * and notes which jobs fall due inside a window. When more than one job is owed at a tick (at high rates)
- * they go in one batch.
+ * they go in one batch; or, for a load that asks for asynchronous adds, each in an asynchronous add of its
+ * own, up to {@value EnqueueScenario#WINDOW} in flight, all of them checked once the load ends.
  */
 final class SteadyProducer {
 
@@ -18,6 +19,8 @@ final class SteadyProducer {
 	private final Settings.SteadyLoad load;
 
 	private final AtomicIntegerArray inWindow;
+
+	private final AsyncWindow window;
 
 	private long windowStartMillis;
 
@@ -33,6 +36,7 @@ final class SteadyProducer {
 		this.queue = queue;
 		this.load = load;
 		this.inWindow = new AtomicIntegerArray(capacity(load));
+		this.window = load.asyncAdds() ? new AsyncWindow(EnqueueScenario.WINDOW) : null;
 	}
 
 	static int capacity(Settings.SteadyLoad load) {
@@ -78,13 +82,23 @@ final class SteadyProducer {
 				}
 				payloads.add(Payloads.of(index, due));
 			}
-			if (owed == 1) {
+			if (this.window != null) {
+				for (int i = 0; i < owed; i++) {
+					String payload = payloads.get(i);
+					long delay = delays[i];
+					this.window.add(() -> this.queue.addAsync(payload, delay));
+				}
+			}
+			else if (owed == 1) {
 				this.queue.add(payloads.get(0), delays[0]);
 			}
 			else {
 				this.queue.addAll(payloads, delays);
 			}
 			this.added += owed;
+		}
+		if (this.window != null) {
+			this.window.awaitAllAdded(TimeUnit.MINUTES.toMillis(1));
 		}
 		this.seconds = Context.seconds(System.nanoTime() - start);
 		onEnd.run();

@@ -18,7 +18,9 @@ class SettingsUnitTests {
 		assertThat(settings.endToEndJobs()).isEqualTo(200_000);
 		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 10_000_000);
 		assertThat(settings.memoryJobs()).isEqualTo(1_000_000);
-		assertThat(settings.steadyLoads().get(0)).isEqualTo(new Settings.SteadyLoad(1_000, 60, 10_000, 10));
+		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
+		assertThat(settings.steadyLoads().get(0)).isEqualTo(new Settings.SteadyLoad(1_000, 60, 10_000, 10, false));
+		assertThat(settings.steadyLoads().get(2).asyncAdds()).isTrue();
 	}
 
 	@Test
