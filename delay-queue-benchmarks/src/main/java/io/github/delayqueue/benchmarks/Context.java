@@ -51,6 +51,14 @@ final class Context {
 		return new Context(this.settings, host, port, admin, this.results);
 	}
 
+	String host() {
+		return this.host;
+	}
+
+	int port() {
+		return this.port;
+	}
+
 	RedisAdmin admin() {
 		return this.admin;
 	}
@@ -92,10 +100,7 @@ final class Context {
 	 * Opens a new application instance of a queue, with connections of its own.
 	 */
 	QueueUnderTest open(Side side) {
-		return switch (side) {
-			case DELAY_QUEUE -> new DelayQueueUnderTest(this.host, this.port);
-			case REDISSON -> new RedissonUnderTest(this.host, this.port);
-		};
+		return QueueUnderTest.open(side, this.host, this.port);
 	}
 
 	/**

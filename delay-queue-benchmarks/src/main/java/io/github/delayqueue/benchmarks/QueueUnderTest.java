@@ -10,6 +10,17 @@ import java.util.concurrent.CompletionStage;
 interface QueueUnderTest extends AutoCloseable {
 
 	/**
+	 * Opens a new application instance of a queue on the Redis at {@code host:port}, with connections of its
+	 * own.
+	 */
+	static QueueUnderTest open(Side side, String host, int port) {
+		return switch (side) {
+			case DELAY_QUEUE -> new DelayQueueUnderTest(host, port);
+			case REDISSON -> new RedissonUnderTest(host, port);
+		};
+	}
+
+	/**
 	 * Adds one job due {@code delayMillis} from now.
 	 */
 	void add(String payload, long delayMillis);
@@ -29,6 +40,14 @@ interface QueueUnderTest extends AutoCloseable {
 	 * Adds jobs in one batch, all due at the given instant (epoch milliseconds on this machine's clock).
 	 */
 	void addAllDueAt(List<String> payloads, long dueAtMillis);
+
+	/**
+	 * Leaves moving due jobs to the instances that consume, as an application that only produces does: a
+	 * Redisson {@code RDelayedQueue} moves due jobs in every process that holds one. Adding again may take
+	 * that part up again.
+	 */
+	default void produceOnly() {
+	}
 
 	/**
 	 * Starts consuming with {@code workers} concurrent handlers, each of which tells the listener of its job

@@ -75,10 +75,15 @@ final class RedissonUnderTest implements QueueUnderTest {
 		CompletableFuture.allOf(offers.toArray(CompletableFuture[]::new)).join();
 	}
 
+	@Override
+	public void produceOnly() {
+		releaseDelayedQueue();
+	}
+
 	/**
 	 * Stops this instance's transfer of due jobs, as a producer-only process does once it has offered.
 	 */
-	synchronized void releaseDelayedQueue() {
+	private synchronized void releaseDelayedQueue() {
 		if (this.delayed != null) {
 			this.delayed.destroy();
 			this.delayed = null;

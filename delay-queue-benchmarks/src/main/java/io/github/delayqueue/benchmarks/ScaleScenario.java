@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Scenario 5, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs.
+ * Scenario 6, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs.
  * At each size the pending jobs (due in one to two hours) are bulk-loaded in the queue's own layout (see
  * {@link BulkLoader}); then one thread adds jobs one at a time (add cost: mean latency), and a consumer with
  * {@value #WORKERS} workers takes a batch of jobs falling due at one instant (claim cost: time from the due
@@ -111,23 +111,23 @@ final class ScaleScenario {
 		Outcome redissonLarge = redisson.get(redisson.size() - 1);
 		String small = count(sizes.get(0));
 		String large = count(sizes.get(sizes.size() - 1));
-		results.add(Row.of("scale.add.small", "5 scale", "add, " + small + " pending", "us", oursSmall.addMeanMicros(),
+		results.add(Row.of("scale.add.small", "6 scale", "add, " + small + " pending", "us", oursSmall.addMeanMicros(),
 				redissonSmall.addMeanMicros())
 			.details(details));
-		results.add(Row.of("scale.add.large", "5 scale", "add, " + large + " pending", "us", oursLarge.addMeanMicros(),
+		results.add(Row.of("scale.add.large", "6 scale", "add, " + large + " pending", "us", oursLarge.addMeanMicros(),
 				redissonLarge.addMeanMicros()));
 		double oursAddGrowth = oursLarge.addMeanMicros() / oursSmall.addMeanMicros();
-		results.add(Row.of("scale.add.growth", "5 scale", "add cost " + large + " / " + small, "x", oursAddGrowth,
+		results.add(Row.of("scale.add.growth", "6 scale", "add cost " + large + " / " + small, "x", oursAddGrowth,
 				redissonLarge.addMeanMicros() / redissonSmall.addMeanMicros())
 			.target("<= 2x", oursAddGrowth <= 2));
-		results.add(Row.of("scale.claim.small", "5 scale", "claim, " + small + " pending", "us/job",
+		results.add(Row.of("scale.claim.small", "6 scale", "claim, " + small + " pending", "us/job",
 				oursSmall.claimMicrosPerJob(), redissonSmall.claimMicrosPerJob())
 			.note(capNote(oursSmall, redissonSmall)));
-		results.add(Row.of("scale.claim.large", "5 scale", "claim, " + large + " pending", "us/job",
+		results.add(Row.of("scale.claim.large", "6 scale", "claim, " + large + " pending", "us/job",
 				oursLarge.claimMicrosPerJob(), redissonLarge.claimMicrosPerJob())
 			.note(capNote(oursLarge, redissonLarge)));
 		Double oursClaimGrowth = growth(oursSmall.claimMicrosPerJob(), oursLarge.claimMicrosPerJob());
-		results.add(Row.of("scale.claim.growth", "5 scale", "claim cost " + large + " / " + small, "x",
+		results.add(Row.of("scale.claim.growth", "6 scale", "claim cost " + large + " / " + small, "x",
 				oursClaimGrowth, growth(redissonSmall.claimMicrosPerJob(), redissonLarge.claimMicrosPerJob()))
 			.target("<= 2x", oursClaimGrowth != null && oursClaimGrowth <= 2 && !oursLarge.capped())
 			.note(!redissonLarge.capped() ? ""

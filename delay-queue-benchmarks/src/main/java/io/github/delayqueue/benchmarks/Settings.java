@@ -18,14 +18,15 @@ import java.util.Set;
  */
 record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<String> scenarios, boolean oursOnly) {
 
-	static final List<String> ALL_SCENARIOS = List.of("enqueue", "end-to-end", "lateness", "redis-cost", "scale");
+	static final List<String> ALL_SCENARIOS = List.of("enqueue", "end-to-end", "lateness", "redis-cost", "first-job",
+			"scale");
 
 	static final String USAGE = """
 			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names]
 			  --quick        short variant of every scenario (under a minute); the default run takes under five
 			  --redis h:p    use this Redis (it is FLUSHALLed between scenarios!) instead of starting a redis-server
 			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
-			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, scale
+			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale
 			""";
 
 	static Settings parse(String... args) {
@@ -133,6 +134,11 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	/** Jobs added through each queue's API to cross-check the memory per pending job. */
 	int memoryApiJobs() {
 		return this.quick ? 10_000 : 50_000;
+	}
+
+	/** Fresh JVMs started, one after the other, for each queue's first job after start. */
+	int firstJobStarts() {
+		return this.quick ? 3 : 10;
 	}
 
 	/** The pending-set sizes of the scale scenario. */
