@@ -18,6 +18,7 @@ class SettingsUnitTests {
 		assertThat(settings.endToEndJobs()).isEqualTo(200_000);
 		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 10_000_000);
 		assertThat(settings.memoryJobs()).isEqualTo(1_000_000);
+		assertThat(settings.firstJobStarts()).isEqualTo(10);
 		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
 		assertThat(settings.steadyLoads().get(0)).isEqualTo(new Settings.SteadyLoad(1_000, 60, 10_000, 10, false));
 		assertThat(settings.steadyLoads().get(2).asyncAdds()).isTrue();
@@ -26,14 +27,16 @@ class SettingsUnitTests {
 	@Test
 	void parsesEveryOption() {
 		Settings settings = Settings.parse("--quick", "--redis", "127.0.0.1:6390", "--out", "x.json", "--only",
-				"enqueue,scale", "--ours-only");
+				"enqueue,first-job,scale", "--ours-only");
 		assertThat(settings.quick()).isTrue();
 		assertThat(settings.redisHost()).isEqualTo("127.0.0.1");
 		assertThat(settings.redisPort()).isEqualTo(6390);
 		assertThat(settings.out()).isEqualTo(Path.of("x.json"));
-		assertThat(settings.scenarios()).containsExactlyInAnyOrder("enqueue", "scale");
+		assertThat(settings.scenarios()).containsExactlyInAnyOrder("enqueue", "first-job", "scale");
 		assertThat(settings.oursOnly()).isTrue();
 		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 200_000);
+		assertThat(settings.firstJobStarts()).isEqualTo(3);
+		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
 	}
 
 	@Test
