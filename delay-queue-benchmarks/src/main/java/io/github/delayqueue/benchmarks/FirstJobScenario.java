@@ -17,6 +17,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Scenario 5, the first job after an application starts, measured from outside in fresh JVMs. The benchmark
@@ -83,14 +84,19 @@ final class FirstJobScenario {
 		details.put("redisson", redisson.stream().map(Start::asMap).toList());
 		String metric = String.format("first job after start, fresh JVM, %d starts, ", starts);
 		Results results = this.context.results();
-		results.add(Row.of("firstJob.p50", "5 first job", metric + "p50", "ms", millis(o.p50()), millis(r.p50()))
+		results.add(Row.of("firstJob.p50", "5 first job", metric + "p50", "ms", LatenessScenario.ms(o.p50()),
+				LatenessScenario.ms(r.p50()))
 			.note(String.format("launch to ready, median: %,.0f / %,.0f ms (not counted)%s", medianReadyMillis(ours),
-					medianReadyMillis(redisson), overranNote(ours, redisson)))
+					medianReadyMillis(redisson), countNote(ours, redisson, Start::addedAfterDue,
+							"the benchmark's add returned after the due time")))
 			.details(details));
-		results.add(Row.of("firstJob.max", "5 first job", metric + "max", "ms", millis(o.max()), millis(r.max()))
+		results.add(Row.of("firstJob.max", "5 first job", metric + "max", "ms", LatenessScenario.ms(o.max()),
+				LatenessScenario.ms(r.max()))
 			.target("<= 10 ms", o.max() <= 10_000)
-			.note(String.format("ReservedJob.lateness(): p50 %s, max %s ms%s", Report.number(millis(reported.p50())),
-					Report.number(millis(reported.max())), missingNote(ours, redisson))));
+			.note(String.format("ReservedJob.lateness(): p50 %s, max %s ms%s",
+					Report.number(LatenessScenario.ms(reported.p50())), Report.number(LatenessScenario.ms(reported.max())),
+					countNote(ours, redisson, (start) -> start.latenessMillis() == null,
+							"no job within " + FreshConsumer.WAIT_SECONDS + " s"))));
 	}
 
 	/**
@@ -210,33 +216,19 @@ final class FirstJobScenario {
 		return ready[(ready.length - 1) / 2];
 	}
 
-	private static String overranNote(List<Start> ours, List<Start> redisson) {
+	/**
+	 * Returns "; queue: what in n of m starts" for each queue with starts that match, or "".
+	 */
+	private static String countNote(List<Start> ours, List<Start> redisson, Predicate<Start> matches, String what) {
 		StringBuilder note = new StringBuilder();
 		for (List<Start> starts : List.of(ours, redisson)) {
-			long overran = starts.stream().filter(Start::addedAfterDue).count();
-			if (overran > 0) {
-				note.append(String.format("; %s: the benchmark's add returned after the due time in %d of %d starts",
-						(starts == ours) ? "delay-queue" : "Redisson", overran, starts.size()));
+			long count = starts.stream().filter(matches).count();
+			if (count > 0) {
+				note.append(String.format("; %s: %s in %d of %d starts", (starts == ours) ? "delay-queue" : "Redisson",
+						what, count, starts.size()));
 			}
 		}
 		return note.toString();
-	}
-
-	private static String missingNote(List<Start> ours, List<Start> redisson) {
-		StringBuilder note = new StringBuilder();
-		for (List<Start> starts : List.of(ours, redisson)) {
-			long missing = starts.stream().filter((start) -> start.latenessMillis() == null).count();
-			if (missing > 0) {
-				note.append(String.format("; %s: no job within %d s after %d of %d starts",
-						(starts == ours) ? "delay-queue" : "Redisson", FreshConsumer.WAIT_SECONDS, missing,
-						starts.size()));
-			}
-		}
-		return note.toString();
-	}
-
-	private static Double millis(long micros) {
-		return (micros == Long.MAX_VALUE) ? null : micros / 1000.0;
 	}
 
 	/**

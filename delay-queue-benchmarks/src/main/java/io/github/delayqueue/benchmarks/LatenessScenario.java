@@ -189,7 +189,7 @@ final class LatenessScenario {
 	/**
 	 * Returns milliseconds, or {@code null} for a latency too long to have been measured.
 	 */
-	private static Double ms(long micros) {
+	static Double ms(long micros) {
 		return (micros == Long.MAX_VALUE) ? null : micros / 1000.0;
 	}
 
