@@ -56,6 +56,9 @@ final class SteadyProducer {
 		this.windowEndMillis = startMillis + TimeUnit.SECONDS.toMillis(this.load.seconds());
 		long duration = TimeUnit.SECONDS.toNanos(this.load.seconds());
 		double perNano = this.load.rate() / 1e9;
+		// a producer that fell behind catches up in ticks of 10 ms worth of jobs, looking at the clock between
+		// them, so that it stops when the load ends instead of adding all it owes first
+		int maxPerTick = Math.max(1, this.load.rate() / 100);
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		List<String> payloads = new ArrayList<>();
 		long elapsed;
@@ -64,7 +67,8 @@ final class SteadyProducer {
 				steady = true;
 				onSteady.run();
 			}
-			int owed = Math.min((int) (elapsed * perNano) + 1 - this.added, this.inWindow.length() - this.added);
+			int owed = Math.min(Math.min((int) (elapsed * perNano) + 1 - this.added, this.inWindow.length() - this.added),
+					maxPerTick);
 			if (owed <= 0) {
 				long nextAt = (long) ((this.added) / perNano);
 				Context.sleepNanos(Math.min(nextAt - elapsed, TimeUnit.MILLISECONDS.toNanos(1)));
