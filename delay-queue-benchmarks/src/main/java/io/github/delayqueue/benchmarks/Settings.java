@@ -9,7 +9,7 @@ import java.util.Set;
  * What to run and where, from the command line: {@code [--quick] [--redis host:port] [--out file]
  * [--only scenario,...]}. The sizes of every scenario follow from {@code --quick}.
  *
- * @param quick whether to run the short variant of every scenario (under a minute)
+ * @param quick whether to run the short variant of every scenario (about a minute and a half)
  * @param redisHost the host of a Redis to use, or {@code null} to start one
  * @param redisPort its port
  * @param out the JSON results file, or {@code null} for {@code results/results-<timestamp>.json}
@@ -22,11 +22,12 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 			"scale");
 
 	static final String USAGE = """
-			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names]
-			  --quick        short variant of every scenario (under a minute); the default run takes under five
+			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names] [--ours-only]
+			  --quick        short variant of every scenario (about a minute and a half); the default run takes about six
 			  --redis h:p    use this Redis (it is FLUSHALLed between scenarios!) instead of starting a redis-server
 			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
 			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale
+			  --ours-only    leave Redisson out (no comparison table)
 			""";
 
 	static Settings parse(String... args) {
