@@ -347,7 +347,7 @@ public class DelayQueue implements AutoCloseable {
 			claimed.addAll(batch.jobs());
 		}
 		while (batch.jobs().size() == asked && claimed.size() < max);
-		return new ClaimResult(claimed, List.of(), batch.readyLeft());
+		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis());
 	}
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
@@ -527,6 +527,24 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public void stopPolling(String topic) {
 		this.pollers.stop(topic);
+	}
+
+	/**
+	 * Has this instance's poller of one bucket of the topic (from 0 to {@link #bucketCount(String)} - 1)
+	 * offer jobs, as they fall due, to {@code claimer}, which claims them straight from the delayed set when
+	 * it has room: one script call per job falling due instead of a promotion, a wake-up and a claim. Only
+	 * pollers of this instance call it, and only while it polls the topic.
+	 */
+	public void addDueJobClaimer(String topic, int bucket, DueJobClaimer claimer) {
+		this.pollers.addDueJobClaimer(bucketAt(topic, bucket), claimer);
+	}
+
+	/**
+	 * Withdraws a {@link #addDueJobClaimer claimer}. A claim the poller is making with it may still be under
+	 * way; the claimer itself must refuse to take room once it stops.
+	 */
+	public void removeDueJobClaimer(String topic, int bucket, DueJobClaimer claimer) {
+		this.pollers.removeDueJobClaimer(bucketAt(topic, bucket), claimer);
 	}
 
 	public boolean isPolling(String topic) {

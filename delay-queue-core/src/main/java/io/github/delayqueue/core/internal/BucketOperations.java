@@ -114,15 +114,23 @@ public final class BucketOperations {
 	 * Claims up to {@code max} ready jobs of the bucket, stamping the consumer's policy on each.
 	 */
 	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy) {
+		return claim(keys, max, policy, false);
+	}
+
+	/**
+	 * Claims as {@link #claim(BucketKeys, int, JobPolicy)} does, ready jobs first and then due delayed ones,
+	 * and when {@code nextDue} is set, has the result say when the next delayed job falls due.
+	 */
+	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean nextDue) {
 		BackOff backOff = policy.backOff();
 		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
-				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies()), Integer.toString(max),
+				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed()), Integer.toString(max),
 				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
 				(backOff != null) ? decimal(backOff.multiplier()) : "",
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.jitter()) : "");
+				(backOff != null) ? decimal(backOff.jitter()) : "", nextDue ? "1" : "");
 		long arrivedNanos = System.nanoTime();
 		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
 		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);
@@ -137,7 +145,8 @@ public final class BucketOperations {
 					arrivedNanos));
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
-		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)));
+		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
+				RedisReplies.asLong(reply.get(4)));
 	}
 
 	/**

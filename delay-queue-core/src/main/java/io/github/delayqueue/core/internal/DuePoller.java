@@ -40,6 +40,8 @@ final class DuePoller {
 
 	private final DeadLetterTrimmer trimmer;
 
+	private final DueClaimers claimers;
+
 	private ScheduledFuture<?> next;
 
 	private long nextRunNanos;
@@ -66,8 +68,9 @@ final class DuePoller {
 	private int consecutiveFailures;
 
 	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, Executor runs,
-			int batchSize, Duration maxWait, DeadLetterTrimmer trimmer) {
+			int batchSize, Duration maxWait, DeadLetterTrimmer trimmer, DueClaimers claimers) {
 		this.keys = keys;
+		this.claimers = claimers;
 		this.operations = operations;
 		this.scheduler = scheduler;
 		this.runs = runs;
@@ -170,8 +173,7 @@ final class DuePoller {
 				}
 			}
 			if (promote) {
-				MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
-				CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
+				MoveResult promoted = claimOrPromote();
 				synchronized (this) {
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
 							this.wakeUps != wakeUpsBefore);
@@ -191,6 +193,44 @@ final class DuePoller {
 			long now = System.nanoTime();
 			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
 			schedule(this.rerun ? now : at);
+		}
+	}
+
+	/**
+	 * Hands the jobs falling due to a consumer of this instance that has room for them, which claims them
+	 * straight from the delayed set; makes those it did not take (none had room, or more are due than it
+	 * took) ready for any consumer. Returns the last of the two moves.
+	 */
+	private MoveResult claimOrPromote() {
+		ClaimResult claimed = this.claimers.claimDue(this.keys);
+		if (claimed != null) {
+			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
+			leasesTaken(claimed);
+			if (claimed.readyLeft() == 0) {
+				return new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
+						claimed.corrupt());
+			}
+		}
+		MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
+		CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
+		return promoted;
+	}
+
+	/**
+	 * Looks for expired leases no later than the earliest of the claim's runs out, as
+	 * {@link #leaseRunsOutIn} does for a claim made elsewhere (which would ask for another run).
+	 */
+	private void leasesTaken(ClaimResult claimed) {
+		long shortestLeaseMillis = claimed.jobs()
+			.stream()
+			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())
+			.min()
+			.orElse(-1);
+		if (shortestLeaseMillis >= 0) {
+			long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(shortestLeaseMillis + 1);
+			synchronized (this) {
+				this.expireAtNanos = Math.min(this.expireAtNanos, at);
+			}
 		}
 	}
 

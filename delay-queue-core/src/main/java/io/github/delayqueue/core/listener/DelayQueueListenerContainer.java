@@ -171,6 +171,9 @@ public class DelayQueueListenerContainer {
 					mostPerClaim))
 			.toList();
 		this.fetchers.forEach(BucketFetcher::start);
+		for (BucketFetcher fetcher : this.fetchers) {
+			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
+		}
 		this.running = true;
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
 	}
@@ -181,7 +184,10 @@ public class DelayQueueListenerContainer {
 		this.running = false;
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		Claims claims = this.claims;
-		this.fetchers.forEach(BucketFetcher::stopClaiming);
+		for (BucketFetcher fetcher : this.fetchers) {
+			this.queue.removeDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
+			fetcher.stopClaiming();
+		}
 		List<Claim> waiting = claims.close();
 		claims.handBackAll(waiting, "the container stopped before a worker took it");
 		if (!waiting.isEmpty()) {
