@@ -530,6 +530,21 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
+	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
+	 * buckets, which runs the claim's code path once in this JVM. Listener containers call it as they
+	 * start, so that it is done before the application reports itself ready.
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+	 */
+	public void warmUp(String topic) {
+		Job.checkTopic(topic);
+		this.operations.loadScripts();
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			this.operations.claim(bucket, 0, JobPolicy.AS_ADDED, true);
+		}
+	}
+
+	/**
 	 * Has this instance's poller of one bucket of the topic (from 0 to {@link #bucketCount(String)} - 1)
 	 * offer jobs, as they fall due, to {@code claimer}, which claims them straight from the delayed set when
 	 * it has room: one script call per job falling due instead of a promotion, a wake-up and a claim. Only

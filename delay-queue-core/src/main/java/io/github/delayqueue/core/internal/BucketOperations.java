@@ -98,6 +98,14 @@ public final class BucketOperations {
 		return codes;
 	}
 
+	/**
+	 * Loads every script into Redis ahead of its first call.
+	 */
+	public void loadScripts() {
+		this.versionCheck.check();
+		this.runner.load(this.scripts.all());
+	}
+
 	public MoveResult promote(BucketKeys keys, int batchSize) {
 		return MoveResult.of(run(this.scripts.promote,
 				List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.signal()),

@@ -51,6 +51,15 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> forget = load("forget");
 
+	/**
+	 * Every script, to load into Redis ahead of its first call.
+	 */
+	public List<RedisScript<?>> all() {
+		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
+				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
+				this.deadLetters, this.export, this.importJobs, this.forget);
+	}
+
 	private static RedisScript<List> load(String name) {
 		return load(name, List.class);
 	}

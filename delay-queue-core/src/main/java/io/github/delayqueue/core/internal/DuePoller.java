@@ -49,6 +49,12 @@ final class DuePoller {
 	/** When the next delayed job falls due (System.nanoTime), or earlier when a wake-up asks. */
 	private long promoteAtNanos;
 
+	/**
+	 * Whether a job is known to fall due at {@link #promoteAtNanos}: read from Redis, or announced by a
+	 * wake-up, rather than the maximum wait's safety net. Only then does a run offer the claim to a consumer.
+	 */
+	private boolean dueJobKnown;
+
 	/** When the next lease runs out (System.nanoTime), or earlier when a claim says so. */
 	private long expireAtNanos;
 
@@ -61,6 +67,9 @@ final class DuePoller {
 
 	/** Wake-ups so far: a run that sees more after its promotion than before keeps their deadline. */
 	private long wakeUps;
+
+	/** Those of the wake-ups that announced an added job. */
+	private long addedJobWakeUps;
 
 	/** Lease deadlines announced so far: likewise for the run's lease expiry. */
 	private long leaseAnnouncements;
@@ -90,8 +99,24 @@ final class DuePoller {
 	 * Promotes now: a job earlier than the one the poller sleeps for was added.
 	 */
 	synchronized void wake() {
+		lookNow(true);
+	}
+
+	/**
+	 * Promotes now, though no job is known to have been added: wake-ups may have been missed (the
+	 * subscription that brings them was down).
+	 */
+	synchronized void look() {
+		lookNow(false);
+	}
+
+	private void lookNow(boolean dueJobAdded) {
 		long now = System.nanoTime();
 		this.promoteAtNanos = now;
+		if (dueJobAdded) {
+			this.dueJobKnown = true;
+			this.addedJobWakeUps++;
+		}
 		this.wakeUps++;
 		requestRunBy(now);
 	}
@@ -143,7 +168,9 @@ final class DuePoller {
 	private void run() {
 		boolean expire;
 		boolean promote;
+		boolean offerClaim;
 		long wakeUpsBefore;
+		long addedJobWakeUpsBefore;
 		long leaseAnnouncementsBefore;
 		synchronized (this) {
 			if (this.running || this.stopped) {
@@ -155,7 +182,9 @@ final class DuePoller {
 			this.rerun = false;
 			expire = now - this.expireAtNanos >= 0;
 			promote = now - this.promoteAtNanos >= 0;
+			offerClaim = this.dueJobKnown && this.consecutiveFailures == 0;
 			wakeUpsBefore = this.wakeUps;
+			addedJobWakeUpsBefore = this.addedJobWakeUps;
 			leaseAnnouncementsBefore = this.leaseAnnouncements;
 		}
 		long retryInNanos = -1;
@@ -169,14 +198,18 @@ final class DuePoller {
 					if (expired.moved() > 0) {
 						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
 						promote = true;
+						offerClaim = true;
 					}
 				}
 			}
 			if (promote) {
-				MoveResult promoted = claimOrPromote();
+				MoveResult promoted = offerClaim ? claimOrPromote() : promote();
 				synchronized (this) {
+					boolean wokenMeanwhile = this.wakeUps != wakeUpsBefore;
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
-							this.wakeUps != wakeUpsBefore);
+							wokenMeanwhile);
+					this.dueJobKnown = this.addedJobWakeUps != addedJobWakeUpsBefore || promoted.more()
+							|| promoted.nextAtMillis() >= 0;
 				}
 			}
 			if (expire) {
@@ -200,6 +233,11 @@ final class DuePoller {
 	 * Hands the jobs falling due to a consumer of this instance that has room for them, which claims them
 	 * straight from the delayed set; makes those it did not take (none had room, or more are due than it
 	 * took) ready for any consumer. Returns the last of the two moves.
+	 * <p>
+	 * Offered only when a job is known to fall due and the poller's calls succeed: a claim takes a
+	 * consumer's room before it reaches Redis, and one sent to a Cluster node that has just gone would hold
+	 * that room for the whole command timeout, while the buckets on live nodes need it. A poller woken by
+	 * its safety net, or retrying after a failure, only promotes.
 	 */
 	private MoveResult claimOrPromote() {
 		ClaimResult claimed = this.claimers.claimDue(this.keys);
@@ -211,6 +249,10 @@ final class DuePoller {
 						claimed.corrupt());
 			}
 		}
+		return promote();
+	}
+
+	private MoveResult promote() {
 		MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
 		CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
 		return promoted;

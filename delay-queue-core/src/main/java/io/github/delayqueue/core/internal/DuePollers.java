@@ -237,10 +237,10 @@ public final class DuePollers implements AutoCloseable {
 		}
 	}
 
-	private void wakeAll(String topic) {
+	private void lookAll(String topic) {
 		TopicPollers polled = this.topics.get(topic);
 		if (polled != null) {
-			polled.pollers().forEach(DuePoller::wake);
+			polled.pollers().forEach(DuePoller::look);
 		}
 	}
 
@@ -288,7 +288,7 @@ public final class DuePollers implements AutoCloseable {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			wakeAll(this.topic);
+			lookAll(this.topic);
 		}
 
 	}

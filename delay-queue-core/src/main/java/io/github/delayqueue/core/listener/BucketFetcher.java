@@ -60,6 +60,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	private volatile boolean running = true;
 
+	/**
+	 * Whether the fetcher's last call to Redis failed: until one succeeds, it takes no room for the poller's
+	 * claims either.
+	 */
+	private volatile boolean failing;
+
 	/** Room taken as a signal was taken, for the claim that signal calls for; 0 when none. */
 	private int roomForSignal;
 
@@ -134,6 +140,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 				try {
 					if (failures > 0) {
 						this.signal.ping();
+						this.failing = false;
 					}
 					boolean moreReady = claim();
 					if (!moreReady && this.running) {
@@ -150,6 +157,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 						break;
 					}
 					failures++;
+					this.failing = true;
 					if (failures == 1) {
 						logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers", this.topic,
 								this.bucket, ex);
@@ -200,7 +208,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 */
 	@Override
 	public boolean claimDue(Claim claim) {
-		int room = this.running ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+		int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
 		if (room == 0) {
 			return false;
 		}

@@ -133,6 +133,7 @@ public class DelayQueueListenerContainer {
 	protected void doStart() {
 		// refuses a topic whose recorded bucket count differs before anything is started
 		int buckets = this.queue.bucketCount(this.topic);
+		this.queue.warmUp(this.topic);
 		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
 		int capacity = concurrency + this.options.prefetch();
