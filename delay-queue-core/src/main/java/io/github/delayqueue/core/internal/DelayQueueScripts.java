@@ -35,6 +35,8 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> reschedule = load("reschedule");
 
+	public final RedisScript<List> makeDue = load("make_due");
+
 	public final RedisScript<Long> replay = load("replay", Long.class);
 
 	public final RedisScript<List> purge = load("purge");
