@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
@@ -173,13 +172,13 @@ class RunNowIntegrationTests {
 			jobs.add(Job.builder("split").id("late-" + i).payload("{}").delay(Duration.ofHours(1)).build());
 		}
 		this.queue.addAll(jobs);
-		long callsBefore = scriptCalls();
+		long callsBefore = TestRedis.scriptCalls(redis);
 
 		assertThat(this.queue.runDueWithin("split", Duration.ofMinutes(2))).isEqualTo(1000);
 
 		// a bucket of n due jobs takes n / 100 full batches and one more call that finds the rest (or nothing): over
 		// the 4 buckets, more than 1000 / 100 calls, and at most 4 more; one call per bucket, were the batch unbounded
-		long calls = scriptCalls() - callsBefore;
+		long calls = TestRedis.scriptCalls(redis) - callsBefore;
 		assertThat(calls).isBetween(11L, 14L);
 		TopicStats stats = this.queue.stats("split");
 		assertThat(stats.ready()).isEqualTo(1000);
@@ -215,20 +214,6 @@ class RunNowIntegrationTests {
 
 	private static Instant redisTime() {
 		return Instant.ofEpochMilli(redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time()));
-	}
-
-	/** Script calls the server has answered so far, from INFO commandstats. */
-	private static long scriptCalls() {
-		Properties stats = redis
-			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
-		long calls = 0;
-		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
-			}
-		}
-		return calls;
 	}
 
 }

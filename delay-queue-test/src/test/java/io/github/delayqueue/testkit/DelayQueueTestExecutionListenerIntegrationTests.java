@@ -3,20 +3,13 @@ package io.github.delayqueue.testkit;
 import java.time.Duration;
 
 import io.github.delayqueue.spring.DelayQueueTemplate;
-import io.github.delayqueue.test.RedisServer;
-import io.github.delayqueue.test.RedisTest;
 import io.github.delayqueue.testkit.KitTestApplication.Reminder;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,31 +17,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A test method starts clean: what the one before it sent and left in Redis is cancelled, and its records are
  * forgotten. The methods run in order, the second checking what the first left.
  */
-@RedisTest
-@SpringBootTest(classes = KitTestApplication.class)
 @DelayQueueTest
-@DirtiesContext
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DelayQueueTestExecutionListenerIntegrationTests {
-
-	private static RedisServer server;
+class DelayQueueTestExecutionListenerIntegrationTests extends RedisBackedKitTests {
 
 	@Autowired
 	private DelayQueueTester delayQueue;
 
 	@Autowired
 	private DelayQueueTemplate template;
-
-	@BeforeAll
-	static void redis(RedisServer redisServer) {
-		server = redisServer;
-	}
-
-	@DynamicPropertySource
-	static void redisProperties(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.host", () -> server.host());
-		registry.add("spring.data.redis.port", () -> server.port());
-	}
 
 	@Test
 	@Order(1)

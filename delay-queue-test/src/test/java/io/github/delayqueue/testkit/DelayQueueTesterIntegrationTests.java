@@ -6,18 +6,11 @@ import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.spring.DelayQueueTemplate;
-import io.github.delayqueue.test.RedisServer;
-import io.github.delayqueue.test.RedisTest;
 import io.github.delayqueue.testkit.KitTestApplication.Listeners;
 import io.github.delayqueue.testkit.KitTestApplication.Reminder;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -27,14 +20,8 @@ import static org.awaitility.Awaitility.await;
  * The kit on a Spring Boot application with real listeners on a real Redis: fast-forwarding, awaiting, asserting
  * and listing what was sent.
  */
-@RedisTest
-@SpringBootTest(classes = KitTestApplication.class)
 @DelayQueueTest
-// closed with the class, while its Redis still runs
-@DirtiesContext
-class DelayQueueTesterIntegrationTests {
-
-	private static RedisServer server;
+class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 
 	@Autowired
 	private DelayQueueTester delayQueue;
@@ -44,17 +31,6 @@ class DelayQueueTesterIntegrationTests {
 
 	@Autowired
 	private Listeners listeners;
-
-	@BeforeAll
-	static void redis(RedisServer redisServer) {
-		server = redisServer;
-	}
-
-	@DynamicPropertySource
-	static void redisProperties(DynamicPropertyRegistry registry) {
-		registry.add("spring.data.redis.host", () -> server.host());
-		registry.add("spring.data.redis.port", () -> server.port());
-	}
 
 	@Test
 	void fastForwardRunsAJobDueInThirtyMinutesNow() {
