@@ -2,7 +2,6 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -128,16 +126,7 @@ class CorruptDataIntegrationTests {
 	}
 
 	private long scriptCalls() {
-		Properties stats = this.redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
-			.info("commandstats"));
-		long calls = 0;
-		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
-			}
-		}
-		return calls;
+		return TestRedis.scriptCalls(this.redis);
 	}
 
 }

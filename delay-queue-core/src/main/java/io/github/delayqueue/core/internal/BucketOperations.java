@@ -222,6 +222,29 @@ public final class BucketOperations {
 	}
 
 	/**
+	 * Makes up to {@code batchSize} delayed jobs due now: those due by {@code horizonMillis} (epoch ms), or, when
+	 * it is {@code null}, by {@code withinMillis} from now.
+	 */
+	public MoveResult makeDue(BucketKeys keys, long withinMillis, Long horizonMillis, int batchSize) {
+		return MoveResult.of(run(this.scripts.makeDue, dueMoveKeys(keys), "",
+				(horizonMillis != null) ? "" : Long.toString(withinMillis),
+				(horizonMillis != null) ? Long.toString(horizonMillis) : "", Integer.toString(batchSize)));
+	}
+
+	/**
+	 * Makes one delayed job due now. Returns {code, state}: 1 made due, 0 no such job, -2 not delayed (its state
+	 * code, {@code ?} when its meta cannot be read).
+	 */
+	public List<String> makeDue(BucketKeys keys, String id) {
+		List reply = run(this.scripts.makeDue, dueMoveKeys(keys), id, "", "", "1");
+		return List.of(RedisReplies.asString(reply.get(0)), (reply.size() > 1) ? RedisReplies.asString(reply.get(1)) : "");
+	}
+
+	private static List<String> dueMoveKeys(BucketKeys keys) {
+		return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.signal());
+	}
+
+	/**
 	 * Returns 1 replayed, 0 no such job, -2 not dead, -3 no payload.
 	 */
 	public long replay(BucketKeys keys, String id) {
