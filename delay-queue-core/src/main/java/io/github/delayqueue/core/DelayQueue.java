@@ -25,6 +25,7 @@ import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -265,6 +266,62 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Makes a delayed job due now, ahead of its time: it goes to ready, due now (Redis clock), and a waiting
+	 * consumer takes it as it would have at its due time. Its attempts, policy and last error are kept, so a job
+	 * waiting for a retry runs that retry now.
+	 * @throws NoSuchJobException when the topic has no such job
+	 * @throws InvalidJobException when the job is not delayed (ready, reserved or dead); it is left as it is
+	 * @throws CorruptJobException when the job's data in Redis cannot be read; it is moved to the dead letters
+	 */
+	public void runNow(String topic, String id) {
+		List<String> reply = this.operations.makeDue(bucketOf(topic, id), id);
+		switch (reply.get(0)) {
+			case "1":
+				return;
+			case "0":
+				throw new NoSuchJobException(topic, id);
+			default:
+				if ("?".equals(reply.get(1))) {
+					throw new CorruptJobException(topic, id, "unreadable meta");
+				}
+				throw new InvalidJobException("id", "job \"" + id + "\" on topic \"" + topic + "\" is "
+						+ JobState.fromCode(reply.get(1)) + "; only a DELAYED job can be run now");
+		}
+	}
+
+	/**
+	 * Makes every delayed job of the topic that falls due within {@code within} from now (Redis clock) due now,
+	 * as {@link #runNow(String, String)} does one job: what would run over the next {@code within} runs now,
+	 * retries waiting for their back-off included. Jobs due later, and jobs added meanwhile beyond the horizon
+	 * set by the first call, are left delayed. Jobs move in batches of {@link DelayQueueOptions#batchSize()},
+	 * one script call each, so a large topic never blocks Redis for long. Returns how many jobs were made due.
+	 * @throws InvalidJobException when {@code within} is negative or longer than {@link Job#MAX_DELAY}
+	 */
+	public long runDueWithin(String topic, Duration within) {
+		Job.checkTopic(topic);
+		if (within == null || within.isNegative() || within.compareTo(Job.MAX_DELAY) > 0) {
+			throw new InvalidJobException("within", "must be from 0 to " + Job.MAX_DELAY.toDays() + " days, was "
+					+ within);
+		}
+		long moved = 0;
+		Long horizonMillis = null;
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			MoveResult result;
+			do {
+				result = this.operations.makeDue(bucket, within.toMillis(), horizonMillis, this.options.batchSize());
+				// every bucket and batch takes the horizon of the first call, so jobs added meanwhile stay in theirs
+				if (horizonMillis == null) {
+					horizonMillis = result.nowMicros() / 1000 + within.toMillis();
+				}
+				CorruptEntries.logMovedAside(bucket, result.corrupt());
+				moved += result.moved();
+			}
+			while (result.more());
+		}
+		return moved;
+	}
+
+	/**
 	 * Reads a job's state, due time, attempts and last error.
 	 * @throws CorruptJobException when the job's data in Redis cannot be read
 	 */
@@ -298,6 +355,25 @@ public class DelayQueue implements AutoCloseable {
 		}
 		return new TopicStats(topic, delayed, ready, reserved, dead, Duration.ofMillis(oldestReadyAge),
 				Duration.ofMillis(promotionLag));
+	}
+
+	/**
+	 * Returns whether the topic has nothing to run now: no job ready or reserved, and no delayed job whose due
+	 * time has come (one a poller is about to move). Delayed jobs due later, retries waiting for their back-off
+	 * among them, and dead letters do not count. Each bucket is read in one script, the buckets one after the
+	 * other.
+	 */
+	public boolean isIdle(String topic) {
+		Job.checkTopic(topic);
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			BucketStats stats = this.operations.stats(bucket);
+			boolean dueWaiting = stats.earliestDelayedDueMillis() >= 0
+					&& stats.earliestDelayedDueMillis() <= stats.nowMillis();
+			if (stats.ready() > 0 || stats.reserved() > 0 || dueWaiting) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -347,7 +423,7 @@ public class DelayQueue implements AutoCloseable {
 			claimed.addAll(batch.jobs());
 		}
 		while (batch.jobs().size() == asked && claimed.size() < max);
-		return new ClaimResult(claimed, List.of(), batch.readyLeft());
+		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis());
 	}
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
@@ -527,6 +603,39 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public void stopPolling(String topic) {
 		this.pollers.stop(topic);
+	}
+
+	/**
+	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
+	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
+	 * buckets, which runs the claim's code path once in this JVM. Listener containers call it as they
+	 * start, so that it is done before the application reports itself ready.
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+	 */
+	public void warmUp(String topic) {
+		Job.checkTopic(topic);
+		this.operations.loadScripts();
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			this.operations.claim(bucket, 0, JobPolicy.AS_ADDED, true);
+		}
+	}
+
+	/**
+	 * Has this instance's poller of one bucket of the topic (from 0 to {@link #bucketCount(String)} - 1)
+	 * offer jobs, as they fall due, to {@code claimer}, which claims them straight from the delayed set when
+	 * it has room: one script call per job falling due instead of a promotion, a wake-up and a claim. Only
+	 * pollers of this instance call it, and only while it polls the topic.
+	 */
+	public void addDueJobClaimer(String topic, int bucket, DueJobClaimer claimer) {
+		this.pollers.addDueJobClaimer(bucketAt(topic, bucket), claimer);
+	}
+
+	/**
+	 * Withdraws a {@link #addDueJobClaimer claimer}. A claim the poller is making with it may still be under
+	 * way; the claimer itself must refuse to take room once it stops.
+	 */
+	public void removeDueJobClaimer(String topic, int bucket, DueJobClaimer claimer) {
+		this.pollers.removeDueJobClaimer(bucketAt(topic, bucket), claimer);
 	}
 
 	public boolean isPolling(String topic) {

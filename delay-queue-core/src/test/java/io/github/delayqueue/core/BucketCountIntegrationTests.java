@@ -278,7 +278,8 @@ class BucketCountIntegrationTests {
 		BucketKeys bucket = layout(4).bucketOf(TOPIC, "policy-unknown", 4);
 		assertThat(redis.<String, String>opsForHash().get(bucket.payloads(), "policy-unknown"))
 			.as("entry without a number that would mean another policy here").isEqualTo(":AbCdEfGh|{}");
-		assertThat(operations.claim(bucket, 10, JobPolicy.AS_ADDED).corrupt()).containsExactly("policy-unknown");
+		// the claim also takes due delayed jobs, and meets whichever of the others share the new bucket
+		assertThat(operations.claim(bucket, 10, JobPolicy.AS_ADDED).corrupt()).contains("policy-unknown");
 	}
 
 	private DelayQueue queue(int buckets) {

@@ -1,9 +1,10 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
-import java.util.Properties;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.KeyLayout;
@@ -16,12 +17,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -84,13 +83,21 @@ class CorruptDataIntegrationTests {
 
 		assertThat(this.goodJobRan.await(5, TimeUnit.SECONDS)).isTrue();
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.queue.stats(TOPIC).dead() == 6);
-		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id, DeadLetter::lastError)
-			.containsExactlyInAnyOrder(tuple("no-pool-entry", "corrupt: in ready without a pool entry"),
-					tuple("garbled", "corrupt: in delayed with unreadable meta: not a meta line"),
-					tuple("ready-no-payload", "corrupt: in ready without a payload"),
-					tuple("unknown-policy", "corrupt: in ready with an unknown policy number: 99"),
-					tuple("unknown-policy-with-token", "corrupt: in ready with an unknown policy number: 98"),
-					tuple("no-policy-number", "corrupt: in ready with an unreadable pool entry: {\"raw\":\"json\"}"));
+		// a job met in the delayed set is named there when a consumer claims it straight from it, and in the
+		// ready set when a poller made it ready first
+		Map<String, String> reasons = this.queue.deadLetters(TOPIC, 10)
+			.stream()
+			.collect(Collectors.toMap(DeadLetter::id, DeadLetter::lastError));
+		assertThat(reasons).containsOnlyKeys("no-pool-entry", "garbled", "ready-no-payload", "unknown-policy",
+				"unknown-policy-with-token", "no-policy-number");
+		assertThat(reasons.get("no-pool-entry")).matches("corrupt: in (delayed|ready) without a pool entry");
+		assertThat(reasons.get("garbled")).isEqualTo("corrupt: in delayed with unreadable meta: not a meta line");
+		assertThat(reasons.get("ready-no-payload")).isEqualTo("corrupt: in ready without a payload");
+		assertThat(reasons.get("unknown-policy")).matches("corrupt: in (delayed|ready) with an unknown policy number: 99");
+		assertThat(reasons.get("unknown-policy-with-token"))
+			.matches("corrupt: in (delayed|ready) with an unknown policy number: 98");
+		assertThat(reasons.get("no-policy-number"))
+			.isEqualTo("corrupt: in ready with an unreadable pool entry: {\"raw\":\"json\"}");
 		TestRedis.assertOneStateEach(this.redis, this.bucket.jobs().substring(0, this.bucket.jobs().indexOf(':')));
 
 		long scriptCallsBefore = scriptCalls();
@@ -119,16 +126,7 @@ class CorruptDataIntegrationTests {
 	}
 
 	private long scriptCalls() {
-		Properties stats = this.redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
-			.info("commandstats"));
-		long calls = 0;
-		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
-			String line = stats.getProperty(command);
-			if (line != null) {
-				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
-			}
-		}
-		return calls;
+		return TestRedis.scriptCalls(this.redis);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 
 import io.github.delayqueue.test.RedisCluster;
@@ -15,6 +16,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -96,6 +98,22 @@ final class TestRedis {
 			jobs += pooled.size();
 		}
 		return jobs;
+	}
+
+	/**
+	 * Returns how many script calls the server has answered so far, from {@code INFO commandstats}.
+	 */
+	static long scriptCalls(StringRedisTemplate redis) {
+		Properties stats = redis
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		long calls = 0;
+		for (String command : new String[] { "cmdstat_evalsha", "cmdstat_eval" }) {
+			String line = stats.getProperty(command);
+			if (line != null) {
+				calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+			}
+		}
+		return calls;
 	}
 
 	private static String indexNamed(String state) {

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 
 /**
  * The packaged sample application running as a {@code java -jar} child process on a free port, with its output in a
- * log file under {@code target/}. Stopped, with any process it started, by its own process handle.
+ * log file under {@code target/}; with {@code -Dspring.aot.enabled=true} when the build processed it ahead of time. Stopped, with any process it started, by its own process handle.
  */
 final class SampleJar implements AutoCloseable {
 
@@ -54,8 +54,11 @@ final class SampleJar implements AutoCloseable {
 		Path log = Path.of("target", "sample-jar-" + name + ".log");
 		// what a killed application leaves in its temporary directory goes with the build's target/
 		Path tmp = Path.of("target", "sample-jar-" + name + "-tmp");
-		List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Djava.io.tmpdir=" + tmp.toAbsolutePath(),
-				"-jar", jar().toString(), "--server.port=" + port));
+		List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Djava.io.tmpdir=" + tmp.toAbsolutePath()));
+		if (isAotProcessed()) {
+			command.add("-Dspring.aot.enabled=true");
+		}
+		command.addAll(List.of("-jar", jar().toString(), "--server.port=" + port));
 		command.addAll(List.of(arguments));
 		Process process;
 		try {
@@ -76,6 +79,14 @@ final class SampleJar implements AutoCloseable {
 			throw ex;
 		}
 		return jar;
+	}
+
+	/**
+	 * Returns whether the jar was processed ahead of time (the build's {@code aot} profile sets {@code sample.aot}),
+	 * and so runs with {@code -Dspring.aot.enabled=true}, on the code Spring AOT generated.
+	 */
+	static boolean isAotProcessed() {
+		return Boolean.getBoolean("sample.aot");
 	}
 
 	int port() {

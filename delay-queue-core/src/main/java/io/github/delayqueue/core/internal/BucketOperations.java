@@ -98,6 +98,14 @@ public final class BucketOperations {
 		return codes;
 	}
 
+	/**
+	 * Loads every script into Redis ahead of its first call.
+	 */
+	public void loadScripts() {
+		this.versionCheck.check();
+		this.runner.load(this.scripts.all());
+	}
+
 	public MoveResult promote(BucketKeys keys, int batchSize) {
 		return MoveResult.of(run(this.scripts.promote,
 				List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.signal()),
@@ -114,15 +122,23 @@ public final class BucketOperations {
 	 * Claims up to {@code max} ready jobs of the bucket, stamping the consumer's policy on each.
 	 */
 	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy) {
+		return claim(keys, max, policy, false);
+	}
+
+	/**
+	 * Claims as {@link #claim(BucketKeys, int, JobPolicy)} does, ready jobs first and then due delayed ones,
+	 * and when {@code nextDue} is set, has the result say when the next delayed job falls due.
+	 */
+	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean nextDue) {
 		BackOff backOff = policy.backOff();
 		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
-				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies()), Integer.toString(max),
+				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed()), Integer.toString(max),
 				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
 				(backOff != null) ? decimal(backOff.multiplier()) : "",
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.jitter()) : "");
+				(backOff != null) ? decimal(backOff.jitter()) : "", nextDue ? "1" : "");
 		long arrivedNanos = System.nanoTime();
 		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
 		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);
@@ -137,7 +153,8 @@ public final class BucketOperations {
 					arrivedNanos));
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
-		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)));
+		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
+				RedisReplies.asLong(reply.get(4)));
 	}
 
 	/**
@@ -202,6 +219,29 @@ public final class BucketOperations {
 				(dueAtMillis != null) ? Long.toString(dueAtMillis) : "", keys.wakeChannel(),
 				Integer.toString(keys.index()));
 		return List.of(RedisReplies.asString(reply.get(0)), RedisReplies.asString(reply.get(1)));
+	}
+
+	/**
+	 * Makes up to {@code batchSize} delayed jobs due now: those due by {@code horizonMillis} (epoch ms), or, when
+	 * it is {@code null}, by {@code withinMillis} from now.
+	 */
+	public MoveResult makeDue(BucketKeys keys, long withinMillis, Long horizonMillis, int batchSize) {
+		return MoveResult.of(run(this.scripts.makeDue, dueMoveKeys(keys), "",
+				(horizonMillis != null) ? "" : Long.toString(withinMillis),
+				(horizonMillis != null) ? Long.toString(horizonMillis) : "", Integer.toString(batchSize)));
+	}
+
+	/**
+	 * Makes one delayed job due now. Returns {code, state}: 1 made due, 0 no such job, -2 not delayed (its state
+	 * code, {@code ?} when its meta cannot be read).
+	 */
+	public List<String> makeDue(BucketKeys keys, String id) {
+		List reply = run(this.scripts.makeDue, dueMoveKeys(keys), id, "", "", "1");
+		return List.of(RedisReplies.asString(reply.get(0)), (reply.size() > 1) ? RedisReplies.asString(reply.get(1)) : "");
+	}
+
+	private static List<String> dueMoveKeys(BucketKeys keys) {
+		return List.of(keys.jobs(), keys.delayed(), keys.ready(), keys.dead(), keys.signal());
 	}
 
 	/**

@@ -5,8 +5,15 @@ import java.util.List;
 import io.github.delayqueue.core.ReservedJob;
 
 /**
- * The jobs one claim leased, the ids it met with unreadable data and moved aside, and how many ready jobs
- * it left behind (0 also when it found none to claim).
+ * What one claim did.
+ *
+ * @param jobs the jobs it leased
+ * @param corrupt the ids it met with unreadable data and moved aside
+ * @param readyLeft how many jobs it left to claim now, ready or due (0 also when it found none to claim)
+ * @param nowMicros the Redis clock when it ran, in microseconds
+ * @param nextDueMillis when the bucket's next delayed job falls due, when asked for; else -1, as when there
+ * is none
  */
-public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft) {
+public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft, long nowMicros,
+		long nextDueMillis) {
 }

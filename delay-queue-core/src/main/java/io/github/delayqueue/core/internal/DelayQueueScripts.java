@@ -35,6 +35,8 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> reschedule = load("reschedule");
 
+	public final RedisScript<List> makeDue = load("make_due");
+
 	public final RedisScript<Long> replay = load("replay", Long.class);
 
 	public final RedisScript<List> purge = load("purge");
@@ -50,6 +52,15 @@ public final class DelayQueueScripts {
 	public final RedisScript<List> importJobs = load("import");
 
 	public final RedisScript<List> forget = load("forget");
+
+	/**
+	 * Every script, to load into Redis ahead of its first call.
+	 */
+	public List<RedisScript<?>> all() {
+		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
+				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
+				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue);
+	}
 
 	private static RedisScript<List> load(String name) {
 		return load(name, List.class);

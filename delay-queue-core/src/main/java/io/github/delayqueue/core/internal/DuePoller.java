@@ -40,12 +40,20 @@ final class DuePoller {
 
 	private final DeadLetterTrimmer trimmer;
 
+	private final DueClaimers claimers;
+
 	private ScheduledFuture<?> next;
 
 	private long nextRunNanos;
 
 	/** When the next delayed job falls due (System.nanoTime), or earlier when a wake-up asks. */
 	private long promoteAtNanos;
+
+	/**
+	 * Whether a job is known to fall due at {@link #promoteAtNanos}: read from Redis, or announced by a
+	 * wake-up, rather than the maximum wait's safety net. Only then does a run offer the claim to a consumer.
+	 */
+	private boolean dueJobKnown;
 
 	/** When the next lease runs out (System.nanoTime), or earlier when a claim says so. */
 	private long expireAtNanos;
@@ -60,14 +68,18 @@ final class DuePoller {
 	/** Wake-ups so far: a run that sees more after its promotion than before keeps their deadline. */
 	private long wakeUps;
 
+	/** Those of the wake-ups that announced an added job. */
+	private long addedJobWakeUps;
+
 	/** Lease deadlines announced so far: likewise for the run's lease expiry. */
 	private long leaseAnnouncements;
 
 	private int consecutiveFailures;
 
 	DuePoller(BucketKeys keys, BucketOperations operations, ScheduledExecutorService scheduler, Executor runs,
-			int batchSize, Duration maxWait, DeadLetterTrimmer trimmer) {
+			int batchSize, Duration maxWait, DeadLetterTrimmer trimmer, DueClaimers claimers) {
 		this.keys = keys;
+		this.claimers = claimers;
 		this.operations = operations;
 		this.scheduler = scheduler;
 		this.runs = runs;
@@ -87,8 +99,24 @@ final class DuePoller {
 	 * Promotes now: a job earlier than the one the poller sleeps for was added.
 	 */
 	synchronized void wake() {
+		lookNow(true);
+	}
+
+	/**
+	 * Promotes now, though no job is known to have been added: wake-ups may have been missed (the
+	 * subscription that brings them was down).
+	 */
+	synchronized void look() {
+		lookNow(false);
+	}
+
+	private void lookNow(boolean dueJobAdded) {
 		long now = System.nanoTime();
 		this.promoteAtNanos = now;
+		if (dueJobAdded) {
+			this.dueJobKnown = true;
+			this.addedJobWakeUps++;
+		}
 		this.wakeUps++;
 		requestRunBy(now);
 	}
@@ -140,7 +168,9 @@ final class DuePoller {
 	private void run() {
 		boolean expire;
 		boolean promote;
+		boolean offerClaim;
 		long wakeUpsBefore;
+		long addedJobWakeUpsBefore;
 		long leaseAnnouncementsBefore;
 		synchronized (this) {
 			if (this.running || this.stopped) {
@@ -152,7 +182,9 @@ final class DuePoller {
 			this.rerun = false;
 			expire = now - this.expireAtNanos >= 0;
 			promote = now - this.promoteAtNanos >= 0;
+			offerClaim = this.dueJobKnown && this.consecutiveFailures == 0;
 			wakeUpsBefore = this.wakeUps;
+			addedJobWakeUpsBefore = this.addedJobWakeUps;
 			leaseAnnouncementsBefore = this.leaseAnnouncements;
 		}
 		long retryInNanos = -1;
@@ -166,15 +198,18 @@ final class DuePoller {
 					if (expired.moved() > 0) {
 						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
 						promote = true;
+						offerClaim = true;
 					}
 				}
 			}
 			if (promote) {
-				MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
-				CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
+				MoveResult promoted = offerClaim ? claimOrPromote() : promote();
 				synchronized (this) {
+					boolean wokenMeanwhile = this.wakeUps != wakeUpsBefore;
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
-							this.wakeUps != wakeUpsBefore);
+							wokenMeanwhile);
+					this.dueJobKnown = this.addedJobWakeUps != addedJobWakeUpsBefore || promoted.more()
+							|| promoted.nextAtMillis() >= 0;
 				}
 			}
 			if (expire) {
@@ -191,6 +226,53 @@ final class DuePoller {
 			long now = System.nanoTime();
 			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
 			schedule(this.rerun ? now : at);
+		}
+	}
+
+	/**
+	 * Hands the jobs falling due to a consumer of this instance that has room for them, which claims them
+	 * straight from the delayed set; makes those it did not take (none had room, or more are due than it
+	 * took) ready for any consumer. Returns the last of the two moves.
+	 * <p>
+	 * Offered only when a job is known to fall due and the poller's calls succeed: a claim takes a
+	 * consumer's room before it reaches Redis, and one sent to a Cluster node that has just gone would hold
+	 * that room for the whole command timeout, while the buckets on live nodes need it. A poller woken by
+	 * its safety net, or retrying after a failure, only promotes.
+	 */
+	private MoveResult claimOrPromote() {
+		ClaimResult claimed = this.claimers.claimDue(this.keys);
+		if (claimed != null) {
+			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
+			leasesTaken(claimed);
+			if (claimed.readyLeft() == 0) {
+				return new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
+						claimed.corrupt());
+			}
+		}
+		return promote();
+	}
+
+	private MoveResult promote() {
+		MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
+		CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
+		return promoted;
+	}
+
+	/**
+	 * Looks for expired leases no later than the earliest of the claim's runs out, as
+	 * {@link #leaseRunsOutIn} does for a claim made elsewhere (which would ask for another run).
+	 */
+	private void leasesTaken(ClaimResult claimed) {
+		long shortestLeaseMillis = claimed.jobs()
+			.stream()
+			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())
+			.min()
+			.orElse(-1);
+		if (shortestLeaseMillis >= 0) {
+			long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(shortestLeaseMillis + 1);
+			synchronized (this) {
+				this.expireAtNanos = Math.min(this.expireAtNanos, at);
+			}
 		}
 	}
 

@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.core.DueJobClaimer;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +60,8 @@ public final class DuePollers implements AutoCloseable {
 
 	private final Map<String, TopicPollers> topics = new ConcurrentHashMap<>();
 
+	private final DueClaimers claimers;
+
 	private final Set<String> subscribedTopics = new HashSet<>();
 
 	/** How many callers asked to poll each topic and have not yet asked to stop. */
@@ -79,6 +83,7 @@ public final class DuePollers implements AutoCloseable {
 		this.batchSize = batchSize;
 		this.maxWait = maxWait;
 		this.trimmer = new DeadLetterTrimmer(operations, deadLetterRetention, deadLetterMaxCount, batchSize);
+		this.claimers = new DueClaimers(operations);
 	}
 
 	/**
@@ -98,7 +103,7 @@ public final class DuePollers implements AutoCloseable {
 		List<DuePoller> pollers = this.keys.buckets(topic)
 			.stream()
 			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.runs, this.batchSize,
-					this.maxWait, this.trimmer))
+					this.maxWait, this.trimmer, this.claimers))
 			.toList();
 		if (this.subscribedTopics.add(topic)) {
 			// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and unsubscribing
@@ -130,6 +135,17 @@ public final class DuePollers implements AutoCloseable {
 			long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
 			stopped.pollers().forEach((poller) -> poller.stop(deadline));
 		}
+	}
+
+	/**
+	 * Has the bucket's poller offer its jobs, as they fall due, to {@code claimer} (see {@link DueJobClaimer}).
+	 */
+	public void addDueJobClaimer(BucketKeys bucket, DueJobClaimer claimer) {
+		this.claimers.add(bucket, claimer);
+	}
+
+	public void removeDueJobClaimer(BucketKeys bucket, DueJobClaimer claimer) {
+		this.claimers.remove(bucket, claimer);
 	}
 
 	public boolean isPolling(String topic) {
@@ -221,10 +237,10 @@ public final class DuePollers implements AutoCloseable {
 		}
 	}
 
-	private void wakeAll(String topic) {
+	private void lookAll(String topic) {
 		TopicPollers polled = this.topics.get(topic);
 		if (polled != null) {
-			polled.pollers().forEach(DuePoller::wake);
+			polled.pollers().forEach(DuePoller::look);
 		}
 	}
 
@@ -272,7 +288,7 @@ public final class DuePollers implements AutoCloseable {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			wakeAll(this.topic);
+			lookAll(this.topic);
 		}
 
 	}

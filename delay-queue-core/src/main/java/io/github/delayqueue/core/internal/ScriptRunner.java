@@ -23,6 +23,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -117,6 +118,41 @@ public final class ScriptRunner {
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(translate(ex));
+		}
+	}
+
+	/**
+	 * Loads scripts into Redis ({@code SCRIPT LOAD}; Lettuce sends it to every node of a Cluster), so that
+	 * no first call of one pays for sending it whole.
+	 */
+	public void load(List<RedisScript<?>> scripts) {
+		if (this.lettuce == null) {
+			this.redis.execute((RedisCallback<Object>) (connection) -> {
+				for (RedisScript<?> script : scripts) {
+					connection.scriptingCommands().scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8));
+				}
+				return null;
+			});
+			return;
+		}
+		RedisClusterAsyncCommands<byte[], byte[]> commands = nativeCommands();
+		List<CompletableFuture<String>> loads = new ArrayList<>(scripts.size());
+		for (RedisScript<?> script : scripts) {
+			loads.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
+				.toCompletableFuture());
+		}
+		try {
+			CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw translate(unwrap(ex));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisSystemException("Interrupted while loading scripts", new RedisCommandInterruptedException(ex));
+		}
+		catch (TimeoutException ex) {
+			throw new QueryTimeoutException("Redis did not load the scripts within the command timeout", ex);
 		}
 	}
 

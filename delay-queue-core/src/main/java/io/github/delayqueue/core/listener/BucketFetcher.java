@@ -1,11 +1,13 @@
 package io.github.delayqueue.core.listener;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DueJobClaimer;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReadySignal;
 import io.github.delayqueue.core.ReservedJob;
@@ -23,10 +25,13 @@ import org.slf4j.LoggerFactory;
  * answers it again ({@link ReadySignal#ping()}): a call to a dead Cluster node blocks for the command
  * timeout, and a claim blocked there would hold room the buckets on live nodes need.
  *
+ * <p>The bucket's poller hands it jobs as they fall due ({@link #claimDue}): claimed on the poller's thread,
+ * in room taken without waiting, and booked as the fetcher's own claims, straight from the delayed set.
+ *
  * <p>Its thread is not a daemon: like a Kafka consumer, a running container keeps an application without
  * a web server alive.
  */
-final class BucketFetcher implements Runnable {
+final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	private static final Logger logger = LoggerFactory.getLogger(BucketFetcher.class);
 
@@ -55,6 +60,12 @@ final class BucketFetcher implements Runnable {
 
 	private volatile boolean running = true;
 
+	/**
+	 * Whether the fetcher's last call to Redis failed: until one succeeds, it takes no room for the poller's
+	 * claims either.
+	 */
+	private volatile boolean failing;
+
 	/** Room taken as a signal was taken, for the claim that signal calls for; 0 when none. */
 	private int roomForSignal;
 
@@ -76,6 +87,10 @@ final class BucketFetcher implements Runnable {
 
 	void start() {
 		this.thread.start();
+	}
+
+	int bucket() {
+		return this.bucket;
 	}
 
 	/**
@@ -125,6 +140,7 @@ final class BucketFetcher implements Runnable {
 				try {
 					if (failures > 0) {
 						this.signal.ping();
+						this.failing = false;
 					}
 					boolean moreReady = claim();
 					if (!moreReady && this.running) {
@@ -141,6 +157,7 @@ final class BucketFetcher implements Runnable {
 						break;
 					}
 					failures++;
+					this.failing = true;
 					if (failures == 1) {
 						logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers", this.topic,
 								this.bucket, ex);
@@ -177,19 +194,45 @@ final class BucketFetcher implements Runnable {
 			this.running = false; // the container stops
 			return false;
 		}
-		ClaimBatch batch;
+		ClaimBatch[] batch = new ClaimBatch[1];
+		claimIn(room, (max, policy) -> {
+			batch[0] = this.queue.claim(this.topic, this.bucket, max, policy);
+			return batch[0].jobs();
+		});
+		return !batch[0].jobs().isEmpty() && batch[0].readyLeft() > 0;
+	}
+
+	/**
+	 * Claims for the bucket's poller as jobs fall due, when the container has room free: the claim is made
+	 * on the poller's thread, and its jobs are booked as this fetcher's.
+	 */
+	@Override
+	public boolean claimDue(Claim claim) {
+		int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+		if (room == 0) {
+			return false;
+		}
+		claimIn(room, claim);
+		return true;
+	}
+
+	/**
+	 * Makes a claim in room already taken, books every job it leased, and gives back the room it did not fill
+	 * (all of it when the claim fails).
+	 */
+	private void claimIn(int room, Claim claim) {
+		List<ReservedJob> jobs;
 		try {
-			batch = this.queue.claim(this.topic, this.bucket, room, this.policy);
+			jobs = claim.claim(room, this.policy);
 		}
 		catch (Throwable ex) {
 			this.claims.giveBackRoom(room);
 			throw ex;
 		}
-		this.claims.giveBackRoom(room - batch.jobs().size());
-		for (ReservedJob job : batch.jobs()) {
+		this.claims.giveBackRoom(room - jobs.size());
+		for (ReservedJob job : jobs) {
 			this.claims.admit(job, this.bucket);
 		}
-		return !batch.jobs().isEmpty() && batch.readyLeft() > 0;
 	}
 
 	/**

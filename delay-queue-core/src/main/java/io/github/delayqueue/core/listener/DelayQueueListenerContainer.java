@@ -133,6 +133,7 @@ public class DelayQueueListenerContainer {
 	protected void doStart() {
 		// refuses a topic whose recorded bucket count differs before anything is started
 		int buckets = this.queue.bucketCount(this.topic);
+		this.queue.warmUp(this.topic);
 		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
 		int capacity = concurrency + this.options.prefetch();
@@ -171,6 +172,9 @@ public class DelayQueueListenerContainer {
 					mostPerClaim))
 			.toList();
 		this.fetchers.forEach(BucketFetcher::start);
+		for (BucketFetcher fetcher : this.fetchers) {
+			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
+		}
 		this.running = true;
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
 	}
@@ -181,7 +185,10 @@ public class DelayQueueListenerContainer {
 		this.running = false;
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		Claims claims = this.claims;
-		this.fetchers.forEach(BucketFetcher::stopClaiming);
+		for (BucketFetcher fetcher : this.fetchers) {
+			this.queue.removeDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
+			fetcher.stopClaiming();
+		}
 		List<Claim> waiting = claims.close();
 		claims.handBackAll(waiting, "the container stopped before a worker took it");
 		if (!waiting.isEmpty()) {

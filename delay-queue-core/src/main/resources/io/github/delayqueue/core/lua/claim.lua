@@ -1,73 +1,98 @@
--- claim: leases up to ARGV[1] ready jobs, oldest due first, to one consumer.
--- Each claimed job gets attempts + 1, a fresh lease token and a lease deadline of now + its TTR; a job
--- claimed for the first time gets its meta here. The batch is read and written with one command each.
+-- claim: leases up to ARGV[1] jobs to one consumer: ready jobs first, oldest due first, then delayed jobs that
+-- have fallen due, straight from the delayed set (a consumer waiting as a job falls due claims it without
+-- its being made ready first: one script call, no wake-up). Each claimed job gets attempts + 1, a fresh lease
+-- token and a lease deadline of now + its TTR; a job claimed for the first time gets its meta here. The
+-- batch is read and written with one command each.
 --
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] ready   KEYS[4] reserved   KEYS[5] dead
--- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)   KEYS[8] policies
+-- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)   KEYS[8] policies   KEYS[9] delayed
 -- ARGV[1] most jobs to claim
 -- ARGV[2] ttr ms   ARGV[3] max attempts   ARGV[4..7] back-off initial ms, multiplier, max ms, jitter:
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
 --         follow it ('' keeps what the job was added with)
+-- ARGV[8] '1' to have the reply say when the next delayed job falls due (a poller claiming as jobs fall due)
 --
--- Returns { now us, jobs, corrupt, ready jobs left } where jobs is a list of
+-- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked) },
+-- where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
+-- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
+-- it asked for (0 otherwise: it took every one there was).
 
-local jobs, payloads, ready, reserved, dead, signal, seq, policies =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local most = tonumber(ARGV[1])
 local now = now_ms()
 local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
                  bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
 
-local function unreadable_entry_reason(entry)
-  return 'in ready with an unreadable pool entry: ' .. string.sub(entry, 1, 100)
+local INDEX_NAMES = { R = 'in ready', D = 'in delayed' }
+
+local function unreadable_entry_reason(where, entry)
+  return where .. ' with an unreadable pool entry: ' .. string.sub(entry, 1, 100)
 end
 
--- The meta and payload of a job to claim, or nil and why it cannot be claimed: 'stale' (its meta names
--- another state) or the reason it is corrupt.
-local function claimable_meta(raw, entry, due, known_policies)
+-- The meta and payload of a job to claim from the index whose state is `state` ('R' ready, 'D' delayed), or
+-- nil and why it cannot be claimed: 'stale' (its meta names another state) or the reason it is corrupt.
+local function claimable_meta(raw, entry, due, state, known_policies)
+  local where = INDEX_NAMES[state]
   local number, body = entry_split(entry)
   if raw then
     local m = meta_decode(raw)
     if not m then
-      return nil, corrupt_reason('in ready', raw)
-    elseif m.state ~= 'R' then
+      return nil, corrupt_reason(where, raw)
+    elseif m.state ~= state then
       return nil, 'stale'
     elseif not entry then
-      return nil, 'in ready without a payload'
+      return nil, where .. ' without a payload'
     elseif not body then
-      return nil, unreadable_entry_reason(entry)
+      return nil, unreadable_entry_reason(where, entry)
     end
     return m, body
   end
   if not entry then
-    return nil, corrupt_reason('in ready', nil)
+    return nil, corrupt_reason(where, nil)
   elseif not number or number == '' then
-    return nil, unreadable_entry_reason(entry)
+    return nil, unreadable_entry_reason(where, entry)
   end
-  local m = first_meta(policies, number, 'R', due, known_policies)
+  local m = first_meta(policies, number, state, due, known_policies)
   if not m then
-    return nil, 'in ready with an unknown policy number: ' .. number
+    return nil, where .. ' with an unknown policy number: ' .. number
   end
   return m, body
 end
 
-local popped = redis.call('ZPOPMIN', ready, tonumber(ARGV[1]))
+-- ready jobs first, then due delayed ones: ids, their scores and the state each index stands for
+local popped = redis.call('ZPOPMIN', ready, most)
+local ids, scores, states = {}, {}, {}
+for i = 1, #popped, 2 do
+  ids[#ids + 1] = popped[i]
+  scores[#scores + 1] = tonumber(popped[i + 1])
+  states[#states + 1] = 'R'
+end
+if #ids < most then
+  local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, most - #ids)
+  if #due > 0 then
+    redis.call('ZREMRANGEBYRANK', delayed, 0, #due / 2 - 1) -- the due ids are exactly the lowest ranks
+    for i = 1, #due, 2 do
+      ids[#ids + 1] = due[i]
+      scores[#scores + 1] = tonumber(due[i + 1])
+      states[#states + 1] = 'D'
+    end
+  end
+end
+
 local claimed = {}
 local corrupt = {}
 local left = 0
-if #popped > 0 then
-  local ids = {}
-  for i = 1, #popped, 2 do
-    ids[#ids + 1] = popped[i]
-  end
+if #ids > 0 then
   local metas = redis.call('HMGET', jobs, unpack(ids))
   local entries = redis.call('HMGET', payloads, unpack(ids))
   local last_token = redis.call('INCRBY', seq, #ids)
   local known_policies = {}
   local new_metas, reserved_entries = {}, {}
   for i, id in ipairs(ids) do
-    local m, body_or_refusal = claimable_meta(metas[i], entries[i], tonumber(popped[2 * i]), known_policies)
+    local m, body_or_refusal = claimable_meta(metas[i], entries[i], scores[i], states[i], known_policies)
     if m then
       local body = body_or_refusal
       for field, value in pairs(policy) do
@@ -93,11 +118,15 @@ if #popped > 0 then
     redis.call('HSET', jobs, unpack(new_metas))
     redis.call('ZADD', reserved, unpack(reserved_entries))
   end
-  if #ids == tonumber(ARGV[1]) then -- a claim that took fewer than it asked for emptied the ready set
-    left = redis.call('ZCARD', ready)
+  if #ids == most then -- a claim that took fewer than it asked for took every job there was to claim
+    left = redis.call('ZCARD', ready) + redis.call('ZCOUNT', delayed, '-inf', now)
   end
   if left > 0 then
     signal_ready(signal) -- wake the next consumer: work is left
   end
 end
-return { clock_us, claimed, corrupt, left }
+local next_due = -1
+if ARGV[8] == '1' then
+  next_due = earliest(delayed)
+end
+return { clock_us, claimed, corrupt, left, next_due }

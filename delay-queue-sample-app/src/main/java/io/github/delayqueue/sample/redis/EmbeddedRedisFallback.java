@@ -17,6 +17,7 @@ import org.springframework.beans.factory.support.DefaultSingletonBeanRegistry;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
@@ -51,6 +52,9 @@ public class EmbeddedRedisFallback implements ApplicationContextInitializer<Conf
 
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
+		if (Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+			return; // the build is processing the application ahead of time: it runs nothing, needs no Redis
+		}
 		ConfigurableEnvironment environment = context.getEnvironment();
 		SampleProperties properties = Binder.get(environment).bindOrCreate("sample", SampleProperties.class);
 		if (!properties.getEmbeddedRedis().isEnabled()) {

@@ -11,6 +11,7 @@ import io.github.delayqueue.core.UnrecoverableJobException;
 import io.github.delayqueue.spring.JobContext;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.support.AopUtils;
@@ -32,11 +33,13 @@ public class DelayListenerMethodAdapter implements JobHandler {
 
 	private final DelayQueue queue;
 
-	private final JsonMapper jsonMapper;
-
 	private final ArgumentKind[] arguments;
 
 	private final JavaType payloadType;
+
+	/** Reads payloads as {@link #payloadType}; made with the adapter, so that its deserializer is built before
+	 * the first job arrives rather than as it does. */
+	private final ObjectReader payloadReader;
 
 	/**
 	 * Creates an adapter invoking {@code method} on {@code bean}, which may be an AOP proxy.
@@ -46,7 +49,6 @@ public class DelayListenerMethodAdapter implements JobHandler {
 		this.bean = bean;
 		this.method = method;
 		this.queue = queue;
-		this.jsonMapper = jsonMapper;
 		Class<?>[] types = method.getParameterTypes();
 		this.arguments = new ArgumentKind[types.length];
 		Integer payloadIndex = null;
@@ -62,6 +64,7 @@ public class DelayListenerMethodAdapter implements JobHandler {
 			}
 		}
 		this.payloadType = (payloadIndex != null) ? jsonMapper.constructType(payloadType(payloadIndex)) : null;
+		this.payloadReader = (this.payloadType != null) ? jsonMapper.readerFor(this.payloadType) : null;
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -86,7 +89,7 @@ public class DelayListenerMethodAdapter implements JobHandler {
 
 	private Object readPayload(ReservedJob job) {
 		try {
-			return this.jsonMapper.readValue(job.payload(), this.payloadType);
+			return this.payloadReader.readValue(job.payload());
 		}
 		catch (JacksonException ex) {
 			throw new UnrecoverableJobException("Cannot read the payload of job \"" + job.id() + "\" on topic \""

@@ -1,0 +1,57 @@
+package io.github.delayqueue.core.internal;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delayqueue.core.DueJobClaimer;
+
+/**
+ * The consumers of this instance that claim a bucket's jobs as they fall due (see {@link DueJobClaimer}),
+ * by bucket, and the claim a poller offers them.
+ */
+final class DueClaimers {
+
+	private final Map<BucketKeys, List<DueJobClaimer>> byBucket = new ConcurrentHashMap<>();
+
+	private final BucketOperations operations;
+
+	DueClaimers(BucketOperations operations) {
+		this.operations = operations;
+	}
+
+	void add(BucketKeys bucket, DueJobClaimer claimer) {
+		this.byBucket.computeIfAbsent(bucket, (key) -> new CopyOnWriteArrayList<>()).add(claimer);
+	}
+
+	void remove(BucketKeys bucket, DueJobClaimer claimer) {
+		this.byBucket.computeIfPresent(bucket, (key, claimers) -> {
+			claimers.remove(claimer);
+			return claimers.isEmpty() ? null : claimers;
+		});
+	}
+
+	/**
+	 * Offers the bucket's due jobs to its claimers, in the order they came, until one takes room and claims.
+	 * Returns that claim, or {@code null} when no claimer took room (or the bucket has none).
+	 */
+	ClaimResult claimDue(BucketKeys bucket) {
+		List<DueJobClaimer> claimers = this.byBucket.get(bucket);
+		if (claimers == null) {
+			return null;
+		}
+		for (DueJobClaimer claimer : claimers) {
+			ClaimResult[] made = new ClaimResult[1];
+			boolean claimed = claimer.claimDue((max, policy) -> {
+				made[0] = this.operations.claim(bucket, max, policy, true);
+				return made[0].jobs();
+			});
+			if (claimed && made[0] != null) {
+				return made[0];
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,272 @@
+package io.github.delayqueue.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.ReservedJob;
+import org.assertj.core.api.AssertProvider;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Drives and watches a {@link DelayQueue} in an integration test: makes delayed jobs due now instead of waiting for
+ * them ({@link #fastForward}), waits until a job is finished or dead or a topic idle, lists what the application
+ * sent, and, through AssertJ's {@code assertThat(tester)}, asserts what is scheduled:
+ *
+ * <pre class="code">
+ * assertThat(delayQueue).hasJob("order-timeout", orderId).isDelayed().dueIn(Duration.ofMinutes(30));
+ * delayQueue.fastForward("order-timeout", Duration.ofMinutes(30));
+ * delayQueue.awaitFinished("order-timeout", orderId);
+ * </pre>
+ *
+ * It works on the real queue and the real Redis the application uses: listeners, retries and dead letters behave
+ * as in production, and only the waiting for due times is skipped. It knows what happened to jobs from a
+ * {@link JobRecorder} the queue and the listeners report to. Thread-safe.
+ */
+public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> {
+
+	/** How long the {@code await} methods wait unless {@link #withTimeout(Duration)} says otherwise. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
+
+	private final DelayQueue queue;
+
+	private final JobRecorder recorder;
+
+	private final JsonMapper jsonMapper;
+
+	private final Duration timeout;
+
+	/**
+	 * Creates a tester of a queue whose jobs and listeners report to {@code recorder}, reading payloads with
+	 * {@code jsonMapper} as the application writes them.
+	 */
+	public DelayQueueTester(DelayQueue queue, JobRecorder recorder, JsonMapper jsonMapper) {
+		this(queue, recorder, jsonMapper, DEFAULT_TIMEOUT);
+	}
+
+	private DelayQueueTester(DelayQueue queue, JobRecorder recorder, JsonMapper jsonMapper, Duration timeout) {
+		this.queue = queue;
+		this.recorder = recorder;
+		this.jsonMapper = jsonMapper;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Returns a tester whose {@code await} methods wait up to {@code timeout}.
+	 */
+	public DelayQueueTester withTimeout(Duration timeout) {
+		return new DelayQueueTester(this.queue, this.recorder, this.jsonMapper, timeout);
+	}
+
+	/**
+	 * Makes every delayed job of the topic that would fall due within {@code by} due now, so that its listener runs
+	 * it at once, as it would have once that time had passed. Retries waiting for their back-off are jobs like any
+	 * other: fast-forwarding past the back-off runs the retry. Only due times change: nothing else about the jobs,
+	 * and no clock. Returns how many jobs were made due.
+	 * @see DelayQueue#runDueWithin(String, Duration)
+	 */
+	public long fastForward(String topic, Duration by) {
+		return this.queue.runDueWithin(topic, by);
+	}
+
+	/**
+	 * Makes one delayed job due now.
+	 * @throws NoSuchJobException when the topic has no such job
+	 * @throws io.github.delayqueue.core.InvalidJobException when the job is not delayed
+	 * @see DelayQueue#runNow(String, String)
+	 */
+	public void runNow(String topic, String id) {
+		this.queue.runNow(topic, id);
+	}
+
+	/**
+	 * Waits until the job is finished: a listener of this application ran it, returned, and Redis accepted the
+	 * finish. Fails at once when the job is cancelled or goes to the dead letters instead, and after the timeout
+	 * with what the job is then (still delayed, for instance, with its due time).
+	 * @return the run that finished it, with its attempt number and due time
+	 */
+	public ReservedJob awaitFinished(String topic, String id) {
+		return await("job \"" + id + "\" of topic \"" + topic + "\" to be finished", () -> {
+			Optional<ReservedJob> run = this.recorder.finishedRun(topic, id);
+			if (run.isPresent()) {
+				return Awaited.done(run.get());
+			}
+			if (this.recorder.isCancelled(topic, id)) {
+				return Awaited.never("it was cancelled");
+			}
+			Optional<JobInfo> job = this.queue.find(topic, id);
+			if (job.isPresent() && job.get().state() == JobState.DEAD) {
+				return Awaited.never("it went to the dead letters after " + job.get().attempts() + " attempts: "
+						+ job.get().lastError());
+			}
+			return null;
+		}, () -> describe(topic, id));
+	}
+
+	/**
+	 * Waits until the job is in the dead letters. Fails at once when it is finished or cancelled instead.
+	 * @return the dead job, with its attempts and last error
+	 */
+	public JobInfo awaitDead(String topic, String id) {
+		return await("job \"" + id + "\" of topic \"" + topic + "\" to be dead", () -> {
+			Optional<JobInfo> job = this.queue.find(topic, id);
+			if (job.isPresent() && job.get().state() == JobState.DEAD) {
+				return Awaited.done(job.get());
+			}
+			if (this.recorder.finishedRun(topic, id).isPresent()) {
+				return Awaited.never("it was finished");
+			}
+			if (this.recorder.isCancelled(topic, id)) {
+				return Awaited.never("it was cancelled");
+			}
+			return null;
+		}, () -> describe(topic, id));
+	}
+
+	/**
+	 * Waits until the topic has nothing to run now: no job ready, reserved or overdue in Redis, and no handler of
+	 * the topic running in this JVM. Jobs due later, retries waiting for their back-off among them, do not count:
+	 * {@link #fastForward} them first to have them run.
+	 * @see DelayQueue#isIdle(String)
+	 */
+	public void awaitIdle(String topic) {
+		await("topic \"" + topic + "\" to be idle",
+				() -> (this.queue.isIdle(topic) && this.recorder.running(topic) == 0) ? Awaited.done(topic) : null,
+				() -> this.queue.stats(topic) + ", " + this.recorder.running(topic) + " handlers running here");
+	}
+
+	/**
+	 * Returns every job the application sent since the test began, in order; a job sent again (replacing the
+	 * earlier one) is listed each time.
+	 */
+	public List<Job> sent() {
+		return this.recorder.sent();
+	}
+
+	/**
+	 * Returns the jobs the application sent to the topic since the test began, in order.
+	 */
+	public List<Job> sent(String topic) {
+		return this.recorder.sent(topic);
+	}
+
+	/**
+	 * Returns the payloads of the jobs the application sent to the topic since the test began, in order, read as
+	 * {@code type} with the application's JSON mapper.
+	 */
+	public <T> List<T> sentPayloads(String topic, Class<T> type) {
+		return sent(topic).stream().map((job) -> readPayload(job, type)).toList();
+	}
+
+	/**
+	 * Ends a test: cancels every job the application sent that is still in Redis, whatever its state (a listener
+	 * still running one will have its finish refused), and forgets what was recorded. {@link DelayQueueTest} does
+	 * this after each test method.
+	 */
+	public void reset() {
+		Set<List<String>> jobs = new LinkedHashSet<>();
+		this.recorder.sent().forEach((job) -> jobs.add(List.of(job.topic(), job.id())));
+		for (List<String> job : jobs) {
+			try {
+				this.queue.cancel(job.get(0), job.get(1));
+			}
+			catch (NoSuchJobException ex) {
+				// finished or cancelled already: nothing of it is left
+			}
+		}
+		this.recorder.clear();
+	}
+
+	/**
+	 * Returns the queue under test.
+	 */
+	public DelayQueue delayQueue() {
+		return this.queue;
+	}
+
+	@Override
+	public DelayQueueAssert assertThat() {
+		return new DelayQueueAssert(this);
+	}
+
+	JobRecorder recorder() {
+		return this.recorder;
+	}
+
+	<T> T readPayload(Job job, Class<T> type) {
+		return this.jsonMapper.readValue(job.payload(), type);
+	}
+
+	/**
+	 * Says where a job stands, for a failure message.
+	 */
+	private String describe(String topic, String id) {
+		Optional<JobInfo> job = this.queue.find(topic, id);
+		if (job.isEmpty()) {
+			return "it is not in Redis" + (this.recorder.lastSent(topic, id).isEmpty()
+					? ", and this application did not send it since the test began" : "");
+		}
+		JobInfo info = job.get();
+		String state = "it is " + info.state() + " after " + info.attempts() + " of " + info.maxAttempts()
+				+ " attempts, due at " + info.dueAt();
+		if (info.state() == JobState.DELAYED) {
+			state += " (in " + Duration.between(Instant.now(), info.dueAt()).withNanos(0)
+					+ "): fastForward its topic to have it run now";
+		}
+		return (info.lastError() != null) ? state + "; last error: " + info.lastError() : state;
+	}
+
+	private <T> T await(String what, Callable<Awaited<T>> probe, Callable<String> stateOnTimeout) {
+		Awaited<T> outcome;
+		try {
+			outcome = Awaitility.await(what)
+				.atMost(this.timeout)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(POLL_INTERVAL)
+				.until(probe, (awaited) -> awaited != null);
+		}
+		catch (ConditionTimeoutException ex) {
+			String state;
+			try {
+				state = stateOnTimeout.call();
+			}
+			catch (Exception describeFailure) {
+				state = "its state could not be read: " + describeFailure;
+			}
+			throw new AssertionError("Expected " + what + " within " + this.timeout + ", but " + state, ex);
+		}
+		if (outcome.failure() != null) {
+			throw new AssertionError("Expected " + what + ", but " + outcome.failure());
+		}
+		return outcome.value();
+	}
+
+	/**
+	 * The end of a wait: a value, or the reason the awaited state will never come.
+	 */
+	private record Awaited<T>(T value, String failure) {
+
+		static <T> Awaited<T> done(T value) {
+			return new Awaited<>(value, null);
+		}
+
+		static <T> Awaited<T> never(String failure) {
+			return new Awaited<>(null, failure);
+		}
+
+	}
+
+}

@@ -1,0 +1,175 @@
+package io.github.delayqueue.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.delayqueue.core.FailOutcome;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.ReservedJob;
+
+/**
+ * Records what happens to jobs in this JVM, as a {@link JobObserver}: the jobs the application sent and
+ * cancelled through its {@link io.github.delayqueue.core.DelayQueue}, and the runs of its listeners and how each
+ * ended. A {@link DelayQueueTester} reads it to tell a finished job from a cancelled or vanished one.
+ *
+ * <p>With {@link DelayQueueTest} it is a bean, which the starter hands to the queue and to every listener
+ * container. Without Spring, give it to both: {@code DelayQueueOptions.builder().observer(recorder)} and
+ * {@code ContainerOptions.builder().observer(recorder)}. Thread-safe.
+ */
+public final class JobRecorder implements JobObserver {
+
+	private final Object lock = new Object();
+
+	/** Every job sent, in order; a job sent twice (replaced) is here twice. */
+	private final List<Job> sent = new ArrayList<>();
+
+	/** What became of each job since it was last sent, by topic and id. */
+	private final Map<JobKey, History> histories = new LinkedHashMap<>();
+
+	/** Runs started and not yet ended, by lease token (one per claim). */
+	private final Map<String, ReservedJob> running = new HashMap<>();
+
+	@Override
+	public void added(Job job, boolean added) {
+		if (!added) {
+			return;
+		}
+		synchronized (this.lock) {
+			this.sent.add(job);
+			this.histories.put(new JobKey(job.topic(), job.id()), new History(job));
+		}
+	}
+
+	@Override
+	public void cancelled(String topic, String id) {
+		synchronized (this.lock) {
+			History history = this.histories.get(new JobKey(topic, id));
+			if (history != null) {
+				history.cancelled = true;
+			}
+		}
+	}
+
+	@Override
+	public void started(ReservedJob job) {
+		synchronized (this.lock) {
+			this.running.put(job.leaseToken(), job);
+		}
+	}
+
+	@Override
+	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+		synchronized (this.lock) {
+			this.running.remove(job.leaseToken());
+			History history = this.histories.get(new JobKey(job.topic(), job.id()));
+			if (history != null && finished) {
+				history.finishedRun = job;
+			}
+		}
+	}
+
+	@Override
+	public void failed(ReservedJob job, Duration handlerTime, Throwable error, FailOutcome outcome) {
+		synchronized (this.lock) {
+			this.running.remove(job.leaseToken());
+		}
+	}
+
+	/**
+	 * Returns every job the application sent since this recorder was created or {@linkplain #clear() cleared},
+	 * in order; a job sent again (replacing the earlier one) is listed each time.
+	 */
+	public List<Job> sent() {
+		synchronized (this.lock) {
+			return List.copyOf(this.sent);
+		}
+	}
+
+	/**
+	 * Returns the jobs the application sent to the topic, as {@link #sent()} does.
+	 */
+	public List<Job> sent(String topic) {
+		return sent().stream().filter((job) -> job.topic().equals(topic)).toList();
+	}
+
+	/**
+	 * Returns the job as the application last sent it, if it did.
+	 */
+	public Optional<Job> lastSent(String topic, String id) {
+		return history(topic, id).map((history) -> history.job);
+	}
+
+	/**
+	 * Returns whether the job was cancelled since the application last sent it.
+	 */
+	public boolean isCancelled(String topic, String id) {
+		return history(topic, id).map((history) -> history.cancelled).orElse(false);
+	}
+
+	/**
+	 * Returns the run of the job whose handler returned and whose finish Redis accepted, since the application
+	 * last sent it.
+	 */
+	public Optional<ReservedJob> finishedRun(String topic, String id) {
+		return history(topic, id).map((history) -> history.finishedRun);
+	}
+
+	/**
+	 * Returns how many handlers of the topic's jobs are running in this JVM.
+	 */
+	public int running(String topic) {
+		synchronized (this.lock) {
+			return (int) this.running.values().stream().filter((job) -> job.topic().equals(topic)).count();
+		}
+	}
+
+	/**
+	 * Forgets every job recorded so far; runs in progress are still followed to their end.
+	 */
+	public void clear() {
+		synchronized (this.lock) {
+			this.sent.clear();
+			this.histories.clear();
+		}
+	}
+
+	private Optional<History> history(String topic, String id) {
+		synchronized (this.lock) {
+			return Optional.ofNullable(this.histories.get(new JobKey(topic, id))).map(History::copy);
+		}
+	}
+
+	private record JobKey(String topic, String id) {
+	}
+
+	/**
+	 * What became of one job since it was last sent; guarded by the recorder's lock.
+	 */
+	private static final class History {
+
+		private final Job job;
+
+		private boolean cancelled;
+
+		private ReservedJob finishedRun;
+
+		History(Job job) {
+			this.job = job;
+		}
+
+		History copy() {
+			History copy = new History(this.job);
+			copy.cancelled = this.cancelled;
+			copy.finishedRun = this.finishedRun;
+			return copy;
+		}
+
+	}
+
+}
