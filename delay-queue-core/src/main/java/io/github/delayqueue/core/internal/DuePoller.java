@@ -51,7 +51,8 @@ final class DuePoller {
 
 	/**
 	 * Whether a job is known to fall due at {@link #promoteAtNanos}: read from Redis, or announced by a
-	 * wake-up, rather than the maximum wait's safety net. Only then does a run offer the claim to a consumer.
+	 * wake-up, rather than the maximum wait's safety net or a backlog being promoted batch by batch. Only then
+	 * does a run offer the claim to a consumer.
 	 */
 	private boolean dueJobKnown;
 
@@ -208,8 +209,9 @@ final class DuePoller {
 					boolean wokenMeanwhile = this.wakeUps != wakeUpsBefore;
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
 							wokenMeanwhile);
-					this.dueJobKnown = this.addedJobWakeUps != addedJobWakeUpsBefore || promoted.more()
-							|| promoted.nextAtMillis() >= 0;
+					// a full batch means a backlog, which the fetchers drain from ready: only promote until it is gone
+					this.dueJobKnown = this.addedJobWakeUps != addedJobWakeUpsBefore
+							|| (!promoted.more() && promoted.nextAtMillis() >= 0);
 				}
 			}
 			if (expire) {
