@@ -30,6 +30,7 @@ import io.github.delayqueue.core.internal.NewJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -609,14 +610,21 @@ public class DelayQueue implements AutoCloseable {
 	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
 	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
 	 * buckets, which runs the claim's code path once in this JVM. Listener containers call it as they
-	 * start, so that it is done before the application reports itself ready.
-	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached
+	 * start, so that it is done before the application reports itself ready. Best effort: when Redis does
+	 * not answer (a Cluster node down, a server still loading its data), it logs why and returns, and the
+	 * first jobs may then run a few milliseconds later.
 	 */
 	public void warmUp(String topic) {
 		Job.checkTopic(topic);
-		this.operations.loadScripts();
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
-			this.operations.claim(bucket, 0, JobPolicy.AS_ADDED, true);
+		try {
+			this.operations.loadScripts();
+			for (BucketKeys bucket : this.keys.buckets(topic)) {
+				this.operations.claim(bucket, 0, JobPolicy.AS_ADDED);
+			}
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,
+					ex.getMessage());
 		}
 	}
 

@@ -115,6 +115,12 @@ class DeadClusterMasterIntegrationTests {
 		this.queue.add(Job.builder(TOPIC).id(idIn("held-finishing-", deadBuckets::contains)).payload("{}").build());
 		this.queue.add(Job.builder(TOPIC).id(idIn("held-failing-", deadBuckets::contains)).payload("{}").build());
 		await().atMost(Duration.ofSeconds(10)).until(() -> heldStarted.getCount() == 0);
+		// a job due in an hour in each bucket of the dead master: their pollers know a next due time, but not one
+		// within their maximum wait, so their safety-net looks must not claim there (and hold room) either
+		for (int bucket : deadBuckets) {
+			this.queue.add(Job.builder(TOPIC).id(idIn("far-" + bucket + "-", (b) -> b == bucket)).payload("{}")
+				.delay(Duration.ofHours(1)).build());
+		}
 
 		kill(victim);
 		release.countDown();

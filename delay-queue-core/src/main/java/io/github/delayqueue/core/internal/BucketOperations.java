@@ -126,19 +126,29 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Claims as {@link #claim(BucketKeys, int, JobPolicy)} does, ready jobs first and then due delayed ones,
-	 * and when {@code nextDue} is set, has the result say when the next delayed job falls due.
+	 * Claims for a poller as jobs fall due: as {@link #claim(BucketKeys, int, JobPolicy)} does, the result also
+	 * saying when the next delayed job falls due, and its reply waited for through an interrupt (the flag is
+	 * kept): the jobs are leased in Redis whether anyone waits or not, and only jobs their consumer booked are
+	 * ever handed back, so an interrupted wait would leave them leased until their TTR.
 	 */
-	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean nextDue) {
+	public ClaimResult claimDue(BucketKeys keys, int max, JobPolicy policy) {
+		return claim(keys, max, policy, true);
+	}
+
+	private ClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean due) {
 		BackOff backOff = policy.backOff();
-		List reply = run(this.scripts.claim, List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(),
-				keys.dead(), keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed()), Integer.toString(max),
-				(policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
+		this.versionCheck.check();
+		RedisScript<List> script = this.scripts.claim;
+		List<String> scriptKeys = List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(), keys.dead(),
+				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed());
+		Object[] args = { Integer.toString(max), (policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
 				(backOff != null) ? decimal(backOff.multiplier()) : "",
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.jitter()) : "", nextDue ? "1" : "");
+				(backOff != null) ? decimal(backOff.jitter()) : "", due ? "1" : "" };
+		List reply = (List) (due ? this.runner.callUninterruptibly(script, scriptKeys, args)
+				: this.runner.call(script, scriptKeys, args));
 		long arrivedNanos = System.nanoTime();
 		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
 		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);

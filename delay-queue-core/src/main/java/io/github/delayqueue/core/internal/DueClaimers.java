@@ -17,12 +17,19 @@ final class DueClaimers {
 
 	private final BucketOperations operations;
 
-	DueClaimers(BucketOperations operations) {
+	private final int batchSize;
+
+	DueClaimers(BucketOperations operations, int batchSize) {
 		this.operations = operations;
+		this.batchSize = batchSize;
 	}
 
 	void add(BucketKeys bucket, DueJobClaimer claimer) {
-		this.byBucket.computeIfAbsent(bucket, (key) -> new CopyOnWriteArrayList<>()).add(claimer);
+		this.byBucket.compute(bucket, (key, claimers) -> {
+			List<DueJobClaimer> added = (claimers != null) ? claimers : new CopyOnWriteArrayList<>();
+			added.add(claimer);
+			return added;
+		});
 	}
 
 	void remove(BucketKeys bucket, DueJobClaimer claimer) {
@@ -44,7 +51,7 @@ final class DueClaimers {
 		for (DueJobClaimer claimer : claimers) {
 			ClaimResult[] made = new ClaimResult[1];
 			boolean claimed = claimer.claimDue((max, policy) -> {
-				made[0] = this.operations.claim(bucket, max, policy, true);
+				made[0] = this.operations.claimDue(bucket, Math.min(max, this.batchSize), policy);
 				return made[0].jobs();
 			});
 			if (claimed && made[0] != null) {

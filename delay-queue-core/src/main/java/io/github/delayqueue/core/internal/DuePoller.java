@@ -50,9 +50,10 @@ final class DuePoller {
 	private long promoteAtNanos;
 
 	/**
-	 * Whether a job is known to fall due at {@link #promoteAtNanos}: read from Redis, or announced by a
-	 * wake-up, rather than the maximum wait's safety net or a backlog being promoted batch by batch. Only then
-	 * does a run offer the claim to a consumer.
+	 * Whether a job is known to fall due at {@link #promoteAtNanos}, as the last run read from Redis: not a
+	 * wake-up (which says a job was added, not when it falls due), a look after a re-subscription, the
+	 * maximum wait's safety net, or a backlog being promoted batch by batch. Only then does a run offer the
+	 * claim to a consumer.
 	 */
 	private boolean dueJobKnown;
 
@@ -68,9 +69,6 @@ final class DuePoller {
 
 	/** Wake-ups so far: a run that sees more after its promotion than before keeps their deadline. */
 	private long wakeUps;
-
-	/** Those of the wake-ups that announced an added job. */
-	private long addedJobWakeUps;
 
 	/** Lease deadlines announced so far: likewise for the run's lease expiry. */
 	private long leaseAnnouncements;
@@ -100,24 +98,22 @@ final class DuePoller {
 	 * Promotes now: a job earlier than the one the poller sleeps for was added.
 	 */
 	synchronized void wake() {
-		lookNow(true);
+		lookNow();
 	}
 
 	/**
 	 * Promotes now, though no job is known to have been added: wake-ups may have been missed (the
-	 * subscription that brings them was down).
+	 * subscription that brings them was down). Like a wake-up, it offers no claim: the run reads when the
+	 * next job falls due, and the run at that time offers it.
 	 */
 	synchronized void look() {
-		lookNow(false);
+		lookNow();
 	}
 
-	private void lookNow(boolean dueJobAdded) {
+	private void lookNow() {
 		long now = System.nanoTime();
 		this.promoteAtNanos = now;
-		if (dueJobAdded) {
-			this.dueJobKnown = true;
-			this.addedJobWakeUps++;
-		}
+		this.dueJobKnown = false;
 		this.wakeUps++;
 		requestRunBy(now);
 	}
@@ -171,7 +167,6 @@ final class DuePoller {
 		boolean promote;
 		boolean offerClaim;
 		long wakeUpsBefore;
-		long addedJobWakeUpsBefore;
 		long leaseAnnouncementsBefore;
 		synchronized (this) {
 			if (this.running || this.stopped) {
@@ -185,7 +180,6 @@ final class DuePoller {
 			promote = now - this.promoteAtNanos >= 0;
 			offerClaim = this.dueJobKnown && this.consecutiveFailures == 0;
 			wakeUpsBefore = this.wakeUps;
-			addedJobWakeUpsBefore = this.addedJobWakeUps;
 			leaseAnnouncementsBefore = this.leaseAnnouncements;
 		}
 		long retryInNanos = -1;
@@ -199,7 +193,7 @@ final class DuePoller {
 					if (expired.moved() > 0) {
 						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
 						promote = true;
-						offerClaim = true;
+						offerClaim = this.consecutiveFailures == 0;
 					}
 				}
 			}
@@ -210,8 +204,7 @@ final class DuePoller {
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
 							wokenMeanwhile);
 					// a full batch means a backlog, which the fetchers drain from ready: only promote until it is gone
-					this.dueJobKnown = this.addedJobWakeUps != addedJobWakeUpsBefore
-							|| (!promoted.more() && promoted.nextAtMillis() >= 0);
+					this.dueJobKnown = !wokenMeanwhile && !promoted.more() && dueWithinMaxWait(promoted);
 				}
 			}
 			if (expire) {
@@ -285,6 +278,15 @@ final class DuePoller {
 	 */
 	private static long unlessAskedEarlier(long readDeadline, long askedDeadline, boolean askedWhileRunning) {
 		return (askedWhileRunning && askedDeadline - readDeadline < 0) ? askedDeadline : readDeadline;
+	}
+
+	/**
+	 * Whether the move read a next due time no further than the maximum wait, which the poller then sleeps
+	 * until rather than the safety net's.
+	 */
+	private boolean dueWithinMaxWait(MoveResult result) {
+		return result.nextAtMillis() >= 0 && TimeUnit.MICROSECONDS
+			.toNanos(result.nextAtMillis() * 1000 - result.nowMicros()) <= this.maxWaitNanos;
 	}
 
 	/**

@@ -83,7 +83,7 @@ public final class DuePollers implements AutoCloseable {
 		this.batchSize = batchSize;
 		this.maxWait = maxWait;
 		this.trimmer = new DeadLetterTrimmer(operations, deadLetterRetention, deadLetterMaxCount, batchSize);
-		this.claimers = new DueClaimers(operations);
+		this.claimers = new DueClaimers(operations, batchSize);
 	}
 
 	/**

@@ -46,21 +46,28 @@ public final class ScriptRunner {
 
 	private static final LettuceExceptionConverter LETTUCE_EXCEPTIONS = new LettuceExceptionConverter();
 
-	/** How much longer than the command timeout a blocking call waits before it gives up on Lettuce's. */
+	/**
+	 * How much longer than the command timeout a blocking call waits before it gives up on Lettuce's (which
+	 * Spring Data Redis's client options enable, and which cancels the command).
+	 */
 	private static final Duration TIMEOUT_MARGIN = Duration.ofSeconds(1);
 
 	private final RedisOperations<String, String> redis;
 
 	private final LettuceConnectionFactory lettuce;
 
+	/** How long a blocking call waits for a reply; 0 for as long as it takes. */
 	private final long timeoutNanos;
 
 	public ScriptRunner(RedisConnectionFactory connectionFactory, RedisOperations<String, String> redis) {
 		this.redis = redis;
 		this.lettuce = (connectionFactory instanceof LettuceConnectionFactory factory
 				&& factory.getShareNativeConnection()) ? factory : null;
-		this.timeoutNanos = (this.lettuce != null)
-				? this.lettuce.getClientConfiguration().getCommandTimeout().plus(TIMEOUT_MARGIN).toNanos() : 0;
+		Duration commandTimeout = (this.lettuce != null) ? this.lettuce.getClientConfiguration().getCommandTimeout()
+				: Duration.ZERO;
+		// a command timeout of zero or less means none, to Lettuce and to Spring Data Redis alike
+		this.timeoutNanos = commandTimeout.isNegative() || commandTimeout.isZero() ? 0
+				: commandTimeout.plus(TIMEOUT_MARGIN).toNanos();
 	}
 
 	/**
@@ -74,20 +81,57 @@ public final class ScriptRunner {
 		}
 		CompletableFuture<Object> reply = send(script, keys, args);
 		try {
-			return reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException failure) ? failure : new RedisSystemException(
-					"Script failed", ex.getCause());
+			return (this.timeoutNanos > 0) ? reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS) : reply.get();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new RedisSystemException("Interrupted while waiting for a script's reply",
 					new RedisCommandInterruptedException(ex));
 		}
-		catch (TimeoutException ex) {
-			throw new QueryTimeoutException("Redis did not answer a script within the command timeout", ex);
+		catch (ExecutionException | TimeoutException ex) {
+			throw failure(ex);
 		}
+	}
+
+	/**
+	 * Runs a script and waits for its reply as {@link #call} does, through an interrupt: the interrupt flag is
+	 * set again once the reply came. For a call whose effect in Redis the caller must learn, whoever else
+	 * wants the thread to stop.
+	 */
+	public Object callUninterruptibly(RedisScript<?> script, List<String> keys, Object... args) {
+		if (this.lettuce == null) {
+			return this.redis.execute(script, keys, args);
+		}
+		CompletableFuture<Object> reply = send(script, keys, args);
+		long deadline = System.nanoTime() + this.timeoutNanos;
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return (this.timeoutNanos > 0) ? reply.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+							: reply.get();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					throw failure(ex);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private static RuntimeException failure(Exception ex) {
+		if (ex instanceof TimeoutException) {
+			return new QueryTimeoutException("Redis did not answer a script within the command timeout", ex);
+		}
+		return (ex.getCause() instanceof RuntimeException failure) ? failure
+				: new RedisSystemException("Script failed", ex.getCause());
 	}
 
 	/**
@@ -141,18 +185,24 @@ public final class ScriptRunner {
 			loads.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
 				.toCompletableFuture());
 		}
+		CompletableFuture<Void> all = CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
 		try {
-			CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (ExecutionException ex) {
-			throw translate(unwrap(ex));
+			if (this.timeoutNanos > 0) {
+				all.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+			}
+			else {
+				all.get();
+			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new RedisSystemException("Interrupted while loading scripts", new RedisCommandInterruptedException(ex));
 		}
+		catch (ExecutionException ex) {
+			throw translate(unwrap(ex));
+		}
 		catch (TimeoutException ex) {
-			throw new QueryTimeoutException("Redis did not load the scripts within the command timeout", ex);
+			throw failure(ex);
 		}
 	}
 
@@ -226,8 +276,7 @@ public final class ScriptRunner {
 				return translated;
 			}
 		}
-		return (failure instanceof RuntimeException runtime) ? runtime
-				: new RedisSystemException("Script failed", failure);
+		return new RedisSystemException("Unknown Redis failure of a script", failure);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.DelayQueue;
@@ -69,6 +70,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	/** Room taken as a signal was taken, for the claim that signal calls for; 0 when none. */
 	private int roomForSignal;
 
+	/**
+	 * Held while a claim the bucket's poller offered ({@link #claimDue}) is under way on the poller's thread,
+	 * so that a stop waits for it as for the fetcher's own claim.
+	 */
+	private final ReentrantLock dueClaim = new ReentrantLock();
+
 	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -107,8 +114,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * ended (another consumer may take a signal first), and waits for it until {@code deadlineNanos} on
 	 * {@link System#nanoTime()}. Signals are sent from a thread of their own, so that a Redis that does not
 	 * answer holds up no stop; the fetcher's own wait then ends by itself within
-	 * {@link DelayQueue#blockingWait()}.
-	 * @return whether the fetcher has ended
+	 * {@link DelayQueue#blockingWait()}. A due claim under way on the bucket's poller thread is waited for
+	 * too, within the same deadline.
+	 * @return whether the fetcher has ended, and no due claim is under way
 	 */
 	boolean awaitEnd(long deadlineNanos) throws InterruptedException {
 		Thread signalling = null;
@@ -120,7 +128,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
 			this.thread.join(Math.max(1, Math.min(STOP_SIGNAL_INTERVAL_MILLIS, left)));
 		}
-		return !this.thread.isAlive();
+		boolean ended = !this.thread.isAlive();
+		// no due claim starts once claiming stopped; one under way has booked or handed back its jobs when it ends
+		if (!this.dueClaim.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+			return false;
+		}
+		this.dueClaim.unlock();
+		return ended;
 	}
 
 	private void signalQuietly() {
@@ -208,12 +222,18 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 */
 	@Override
 	public boolean claimDue(Claim claim) {
-		int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
-		if (room == 0) {
-			return false;
+		this.dueClaim.lock();
+		try {
+			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+			if (room == 0) {
+				return false;
+			}
+			claimIn(room, claim);
+			return true;
 		}
-		claimIn(room, claim);
-		return true;
+		finally {
+			this.dueClaim.unlock();
+		}
 	}
 
 	/**
