@@ -95,22 +95,11 @@ final class DuePoller {
 	}
 
 	/**
-	 * Promotes now: a job earlier than the one the poller sleeps for was added.
+	 * Promotes now: a job earlier than the one the poller sleeps for was added, or wake-ups may have been
+	 * missed (the subscription that brings them was down). It offers no claim: the run reads when the next
+	 * job falls due, and the run at that time offers it.
 	 */
 	synchronized void wake() {
-		lookNow();
-	}
-
-	/**
-	 * Promotes now, though no job is known to have been added: wake-ups may have been missed (the
-	 * subscription that brings them was down). Like a wake-up, it offers no claim: the run reads when the
-	 * next job falls due, and the run at that time offers it.
-	 */
-	synchronized void look() {
-		lookNow();
-	}
-
-	private void lookNow() {
 		long now = System.nanoTime();
 		this.promoteAtNanos = now;
 		this.dueJobKnown = false;

@@ -237,10 +237,10 @@ public final class DuePollers implements AutoCloseable {
 		}
 	}
 
-	private void lookAll(String topic) {
+	private void wakeAll(String topic) {
 		TopicPollers polled = this.topics.get(topic);
 		if (polled != null) {
-			polled.pollers().forEach(DuePoller::look);
+			polled.pollers().forEach(DuePoller::wake);
 		}
 	}
 
@@ -288,7 +288,7 @@ public final class DuePollers implements AutoCloseable {
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			lookAll(this.topic);
+			wakeAll(this.topic);
 		}
 
 	}

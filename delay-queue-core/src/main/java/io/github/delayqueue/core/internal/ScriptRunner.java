@@ -79,18 +79,7 @@ public final class ScriptRunner {
 		if (this.lettuce == null) {
 			return this.redis.execute(script, keys, args);
 		}
-		CompletableFuture<Object> reply = send(script, keys, args);
-		try {
-			return (this.timeoutNanos > 0) ? reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS) : reply.get();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisSystemException("Interrupted while waiting for a script's reply",
-					new RedisCommandInterruptedException(ex));
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw failure(ex);
-		}
+		return await(send(script, keys, args), true);
 	}
 
 	/**
@@ -102,7 +91,15 @@ public final class ScriptRunner {
 		if (this.lettuce == null) {
 			return this.redis.execute(script, keys, args);
 		}
-		CompletableFuture<Object> reply = send(script, keys, args);
+		return await(send(script, keys, args), false);
+	}
+
+	/**
+	 * Waits for a reply within the command timeout (and its margin), translating its failure as
+	 * {@code RedisTemplate} would. An {@code interruptible} wait ends at an interrupt with a
+	 * {@link RedisSystemException}, the flag set; another goes on waiting and sets the flag again after.
+	 */
+	private <T> T await(CompletableFuture<T> reply, boolean interruptible) {
 		long deadline = System.nanoTime() + this.timeoutNanos;
 		boolean interrupted = false;
 		try {
@@ -113,9 +110,16 @@ public final class ScriptRunner {
 				}
 				catch (InterruptedException ex) {
 					interrupted = true;
+					if (interruptible) {
+						throw new RedisSystemException("Interrupted while waiting for Redis",
+								new RedisCommandInterruptedException(ex));
+					}
 				}
-				catch (ExecutionException | TimeoutException ex) {
-					throw failure(ex);
+				catch (ExecutionException ex) {
+					throw translate(unwrap(ex));
+				}
+				catch (TimeoutException ex) {
+					throw new QueryTimeoutException("Redis did not answer within the command timeout", ex);
 				}
 			}
 		}
@@ -124,14 +128,6 @@ public final class ScriptRunner {
 				Thread.currentThread().interrupt();
 			}
 		}
-	}
-
-	private static RuntimeException failure(Exception ex) {
-		if (ex instanceof TimeoutException) {
-			return new QueryTimeoutException("Redis did not answer a script within the command timeout", ex);
-		}
-		return (ex.getCause() instanceof RuntimeException failure) ? failure
-				: new RedisSystemException("Script failed", ex.getCause());
 	}
 
 	/**
@@ -185,25 +181,7 @@ public final class ScriptRunner {
 			loads.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
 				.toCompletableFuture());
 		}
-		CompletableFuture<Void> all = CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
-		try {
-			if (this.timeoutNanos > 0) {
-				all.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
-			}
-			else {
-				all.get();
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisSystemException("Interrupted while loading scripts", new RedisCommandInterruptedException(ex));
-		}
-		catch (ExecutionException ex) {
-			throw translate(unwrap(ex));
-		}
-		catch (TimeoutException ex) {
-			throw failure(ex);
-		}
+		await(CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)), true);
 	}
 
 	/**

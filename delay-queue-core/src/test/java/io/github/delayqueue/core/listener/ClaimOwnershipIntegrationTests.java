@@ -283,12 +283,20 @@ class ClaimOwnershipIntegrationTests {
 		CountDownLatch ran = new CountDownLatch(1);
 		start(queue, "short-timeout", (job) -> ran.countDown(), ContainerOptions.builder());
 		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
-		long connectionsReceived = connectionsReceived();
+		LettuceConnectionFactory watcher = adminFactory(); // opened before the count, so not in it
+		try (RedisConnection watching = watcher.getConnection()) {
+			long connectionsReceived = connectionsReceived();
+			long waits = blockingWaits(watching);
 
-		// idle for several waits: a wait that timed out would reconnect, and back its fetcher off
-		Thread.sleep(6000);
-		assertThat(connectionsReceived() - connectionsReceived).as("connections opened while idle, this look's own included")
-			.isEqualTo(1);
+			// idle for several waits: a wait that timed out would reconnect, and back its fetcher off
+			await().atMost(Duration.ofSeconds(30)).until(() -> blockingWaits(watching) >= waits + 3);
+			assertThat(connectionsReceived() - connectionsReceived)
+				.as("connections opened while idle, this look's own included")
+				.isEqualTo(1);
+		}
+		finally {
+			watcher.destroy();
+		}
 
 		queue.add(Job.builder("short-timeout").payload("{}").build());
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
@@ -329,11 +337,24 @@ class ClaimOwnershipIntegrationTests {
 		return factory;
 	}
 
-	private long connectionsReceived() {
+	/**
+	 * How many {@code BZPOPMIN} calls the server has counted: one per blocking wait of a fetcher.
+	 */
+	private static long blockingWaits(RedisConnection connection) {
+		String stats = connection.serverCommands().info("commandstats").getProperty("cmdstat_bzpopmin", "calls=0,");
+		return Long.parseLong(stats.substring("calls=".length(), stats.indexOf(',')));
+	}
+
+	private LettuceConnectionFactory adminFactory() {
 		LettuceConnectionFactory admin = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(this.server.host(), this.server.port()));
 		admin.afterPropertiesSet();
 		admin.start();
+		return admin;
+	}
+
+	private long connectionsReceived() {
+		LettuceConnectionFactory admin = adminFactory();
 		try (RedisConnection connection = admin.getConnection()) {
 			return Long.parseLong(connection.serverCommands().info("stats").getProperty("total_connections_received"));
 		}
