@@ -226,7 +226,8 @@ public class DelayQueueTemplate {
 	/**
 	 * Sends a job due {@code delay} from now (Redis clock) with a generated id, without waiting for Redis:
 	 * see {@link DelayQueue#addAsync(Job)}. One thread can keep many sends in flight. Inside a transaction, the
-	 * future completes once the job is added after the commit, and is cancelled by a rollback.
+	 * future completes once the job is added after the commit, and fails with a
+	 * {@link java.util.concurrent.CancellationException} when the transaction rolls back.
 	 * @return a future of the job's id, failed with what {@link #send(String, Object, Duration)} would throw
 	 */
 	public CompletableFuture<String> sendAsync(String topic, Object payload, Duration delay) {
