@@ -26,6 +26,11 @@ final class CompositeJobObserver implements JobObserver {
 	}
 
 	@Override
+	public void sendFailed(Job job, Throwable cause) {
+		tellEach((observer) -> observer.sendFailed(job, cause));
+	}
+
+	@Override
 	public void cancelled(String topic, String id) {
 		tellEach((observer) -> observer.cancelled(topic, id));
 	}

@@ -23,6 +23,7 @@ import io.github.delayqueue.core.internal.ClaimResult;
 import io.github.delayqueue.core.internal.ConnectionRetries;
 import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
+import io.github.delayqueue.core.internal.HeaderBlocks;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
@@ -213,7 +214,7 @@ public class DelayQueue implements AutoCloseable {
 				(job.ttr() != null) ? job.ttr() : this.options.defaultTtr(),
 				(job.maxAttempts() != null) ? job.maxAttempts() : this.options.defaultMaxAttempts(),
 				(job.backOff() != null) ? job.backOff() : this.options.defaultBackOff(), job.ifExists(),
-				AddTokens.next());
+				AddTokens.next(), HeaderBlocks.encode(job.headers()));
 	}
 
 	/**

@@ -1,7 +1,11 @@
 package io.github.delayqueue.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -38,6 +42,15 @@ public final class Job {
 	/** What a topic name may hold: 1 to 100 letters, digits, dots, underscores and dashes. */
 	public static final Pattern TOPIC_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
+	/** What a header name may hold: 1 to 64 letters, digits, dots, underscores and dashes. */
+	public static final Pattern HEADER_NAME_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+	/** Most headers a job may carry. */
+	public static final int MAX_HEADERS = 32;
+
+	/** Most bytes a job's headers may take, names and values counted in UTF-8. */
+	public static final int MAX_HEADERS_SIZE = 8 * 1024;
+
 	private static final Instant LATEST_DUE = Instant.EPOCH.plus(MAX_DELAY).plus(MAX_DELAY).plus(MAX_DELAY);
 
 	private final String topic;
@@ -58,6 +71,8 @@ public final class Job {
 
 	private final IfExists ifExists;
 
+	private final Map<String, String> headers;
+
 	private Job(Builder builder) {
 		this.topic = builder.topic;
 		this.id = (builder.id != null) ? builder.id : JobIds.next();
@@ -68,6 +83,8 @@ public final class Job {
 		this.maxAttempts = builder.maxAttempts;
 		this.backOff = builder.backOff;
 		this.ifExists = builder.ifExists;
+		this.headers = builder.headers.isEmpty() ? Map.of()
+				: Collections.unmodifiableMap(new LinkedHashMap<>(builder.headers));
 	}
 
 	/**
@@ -220,6 +237,42 @@ public final class Job {
 		return this.ifExists;
 	}
 
+	/**
+	 * Returns the job's headers in the order they were set; empty when it has none.
+	 */
+	public Map<String, String> headers() {
+		return this.headers;
+	}
+
+	/**
+	 * Checks a job's headers, as {@link Builder#build()} does.
+	 * @throws InvalidJobException naming the first header that is wrong, or saying that there are too many
+	 * or that they are too large
+	 */
+	public static Map<String, String> checkHeaders(Map<String, String> headers) {
+		if (headers.size() > MAX_HEADERS) {
+			throw new InvalidJobException("headers", "must be at most " + MAX_HEADERS + ", were " + headers.size());
+		}
+		long size = 0;
+		for (Map.Entry<String, String> header : headers.entrySet()) {
+			String name = header.getKey();
+			if (name == null || !HEADER_NAME_PATTERN.matcher(name).matches()) {
+				throw new InvalidJobException("headers",
+						"name must match " + HEADER_NAME_PATTERN + ", was " + ((name != null) ? "\"" + name + "\"" : null));
+			}
+			if (header.getValue() == null) {
+				throw new InvalidJobException("headers", "value of \"" + name + "\" must not be null");
+			}
+			size += name.getBytes(StandardCharsets.UTF_8).length
+					+ header.getValue().getBytes(StandardCharsets.UTF_8).length;
+		}
+		if (size > MAX_HEADERS_SIZE) {
+			throw new InvalidJobException("headers",
+					"must take at most " + MAX_HEADERS_SIZE + " bytes (names and values in UTF-8), took " + size);
+		}
+		return headers;
+	}
+
 	@Override
 	public String toString() {
 		return "Job[topic=" + this.topic + ", id=" + this.id + ", "
@@ -250,6 +303,8 @@ public final class Job {
 		private BackOff backOff;
 
 		private IfExists ifExists = IfExists.REJECT;
+
+		private final Map<String, String> headers = new LinkedHashMap<>();
 
 		private Builder(String topic) {
 			this.topic = topic;
@@ -318,6 +373,33 @@ public final class Job {
 		}
 
 		/**
+		 * Sets a header, replacing one of the same name: a string the job carries to its handler, its
+		 * retries and its dead letter, such as a trace context. Names and values are checked on
+		 * {@link #build()}: at most {@link #MAX_HEADERS} headers of at most {@link #MAX_HEADERS_SIZE} bytes in
+		 * all, each name matching {@link #HEADER_NAME_PATTERN}.
+		 */
+		public Builder header(String name, String value) {
+			this.headers.put(name, value);
+			return this;
+		}
+
+		/**
+		 * Sets every header of the given map, as {@link #header(String, String)} does for one.
+		 */
+		public Builder headers(Map<String, String> headers) {
+			this.headers.putAll(headers);
+			return this;
+		}
+
+		/**
+		 * Returns the headers set so far, in order, to be read or changed before the job is built (as a
+		 * tracing propagator writes its context into them).
+		 */
+		public Map<String, String> headers() {
+			return this.headers;
+		}
+
+		/**
 		 * Checks every field and builds the job.
 		 * @throws InvalidJobException naming the first field that is wrong
 		 */
@@ -344,6 +426,7 @@ public final class Job {
 			if (this.maxAttempts != null) {
 				checkMaxAttempts("maxAttempts", this.maxAttempts);
 			}
+			checkHeaders(this.headers);
 			return new Job(this);
 		}
 

@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * What {@link DelayQueue#find(String, String)} reports of one job.
@@ -16,7 +17,21 @@ import java.time.Instant;
  * @param lastError the error of the last failed attempt, or {@code null}
  * @param leaseDeadline when the current lease runs out, for a reserved job, else {@code null}
  * @param diedAt when the job went to the dead letters, for a dead job, else {@code null}
+ * @param headers the headers the job was added with, empty when none
  */
 public record JobInfo(String topic, String id, JobState state, Instant dueAt, int attempts, int maxAttempts,
-		Duration ttr, String lastError, Instant leaseDeadline, Instant diedAt) {
+		Duration ttr, String lastError, Instant leaseDeadline, Instant diedAt, Map<String, String> headers) {
+
+	public JobInfo {
+		headers = (headers != null) ? headers : Map.of();
+	}
+
+	/**
+	 * Creates the report of a job without headers.
+	 */
+	public JobInfo(String topic, String id, JobState state, Instant dueAt, int attempts, int maxAttempts,
+			Duration ttr, String lastError, Instant leaseDeadline, Instant diedAt) {
+		this(topic, id, state, dueAt, attempts, maxAttempts, ttr, lastError, leaseDeadline, diedAt, Map.of());
+	}
+
 }

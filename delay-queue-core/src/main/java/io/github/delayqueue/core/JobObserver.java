@@ -24,6 +24,13 @@ public interface JobObserver {
 	}
 
 	/**
+	 * A send the producer made was given up: the job could not be added after every retry, as when a send
+	 * deferred until a transaction committed still failed after the commit. Called on a thread that may block.
+	 */
+	default void sendFailed(Job job, Throwable cause) {
+	}
+
+	/**
 	 * A job was cancelled.
 	 */
 	default void cancelled(String topic, String id) {

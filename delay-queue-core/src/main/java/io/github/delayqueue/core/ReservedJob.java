@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * A job claimed by a consumer, holding the lease token that {@link DelayQueue#finish(ReservedJob)},
@@ -20,9 +21,24 @@ import java.time.Instant;
  * @param claimedAt when Redis handed the job out, on the Redis clock
  * @param claimedNanos {@link System#nanoTime()} when the claim's answer arrived, to measure time since
  * without comparing clocks
+ * @param headers the headers the job was added with, empty when none
  */
 public record ReservedJob(String topic, String id, String payload, int attempt, int maxAttempts, Instant dueAt,
-		Instant leaseDeadline, Duration ttr, String leaseToken, Instant claimedAt, long claimedNanos) {
+		Instant leaseDeadline, Duration ttr, String leaseToken, Instant claimedAt, long claimedNanos,
+		Map<String, String> headers) {
+
+	public ReservedJob {
+		headers = (headers != null) ? headers : Map.of();
+	}
+
+	/**
+	 * Creates a claimed job without headers.
+	 */
+	public ReservedJob(String topic, String id, String payload, int attempt, int maxAttempts, Instant dueAt,
+			Instant leaseDeadline, Duration ttr, String leaseToken, Instant claimedAt, long claimedNanos) {
+		this(topic, id, payload, attempt, maxAttempts, dueAt, leaseDeadline, ttr, leaseToken, claimedAt,
+				claimedNanos, Map.of());
+	}
 
 	/**
 	 * Returns how late the job is now: the time from its due time to this moment, measured on the Redis
@@ -38,7 +54,7 @@ public record ReservedJob(String topic, String id, String payload, int attempt, 
 	 */
 	public ReservedJob withLeaseDeadline(Instant leaseDeadline) {
 		return new ReservedJob(this.topic, this.id, this.payload, this.attempt, this.maxAttempts, this.dueAt,
-				leaseDeadline, this.ttr, this.leaseToken, this.claimedAt, this.claimedNanos);
+				leaseDeadline, this.ttr, this.leaseToken, this.claimedAt, this.claimedNanos, this.headers);
 	}
 
 	/**

@@ -175,7 +175,7 @@ class AddRetryIntegrationTests {
 
 	private NewJob newJob(String id, String payload, IfExists ifExists, String token) {
 		return new NewJob(this.bucket, id, payload, 0, null, Duration.ofSeconds(30), 3, BackOff.DEFAULT, ifExists,
-				token);
+				token, "");
 	}
 
 }

@@ -236,7 +236,7 @@ class BucketCountIntegrationTests {
 		before.add(job("bystander").payload("\"bystander\"").build()); // moves from bucket 1 of 2 to 2 of 5
 		BucketKeys newBucket = layout(5).bucketOf(TOPIC, id, 5);
 		new BucketOperations(redis).add(newBucket, List.of(new NewJob(newBucket, id, "\"new\"", 0, null,
-				Duration.ofSeconds(30), 3, BackOff.DEFAULT, IfExists.REJECT, "conflict")));
+				Duration.ofSeconds(30), 3, BackOff.DEFAULT, IfExists.REJECT, "conflict", "")));
 
 		DelayQueue after = queue(5);
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> after.migrateBuckets(TOPIC))

@@ -2,7 +2,10 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
+import io.github.delayqueue.core.internal.HeaderBlocks;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,6 +156,40 @@ class JobUnitTests {
 
 	private static Job.Builder job() {
 		return Job.builder("t").payload("{}");
+	}
+
+	@Test
+	void headersAreBoundedInCountSizeAndNames() {
+		Map<String, String> many = new LinkedHashMap<>();
+		for (int i = 0; i <= Job.MAX_HEADERS; i++) {
+			many.put("h" + i, "v");
+		}
+		assertRefused(() -> job().headers(many).build(), "headers: must be at most 32, were 33");
+		assertRefused(() -> job().header("big", "x".repeat(Job.MAX_HEADERS_SIZE)).build(),
+				"headers: must take at most 8192 bytes (names and values in UTF-8), took 8195");
+		assertRefused(() -> job().header("a b", "v").build(),
+				"headers: name must match [A-Za-z0-9._-]{1,64}, was \"a b\"");
+		assertRefused(() -> job().header("a=b", "v").build(), "headers: name must match");
+		assertRefused(() -> job().header(null, "v").build(), "headers: name must match [A-Za-z0-9._-]{1,64}, was null");
+		assertRefused(() -> job().header("h", null).build(), "headers: value of \"h\" must not be null");
+
+		Job job = job().header("traceparent", "00-1-2-01").header("b", "€").header("traceparent", "00-3-4-01").build();
+		assertThat(job.headers()).containsExactly(Map.entry("traceparent", "00-3-4-01"), Map.entry("b", "€"));
+		assertThat(job().build().headers()).isEmpty();
+	}
+
+	@Test
+	void headerBlocksReadBackAsWritten() {
+		Map<String, String> headers = new LinkedHashMap<>();
+		headers.put("a", "x&y=z%26%25|:\n");
+		headers.put("b", "");
+		headers.put("c", "%");
+		String block = HeaderBlocks.encode(headers);
+
+		assertThat(block).isEqualTo("a=x%26y=z%2526%2525|:\n&b=&c=%25");
+		assertThat(HeaderBlocks.decode(block)).containsExactlyEntriesOf(headers);
+		assertThat(HeaderBlocks.encode(Map.of())).isEmpty();
+		assertThat(HeaderBlocks.decode("")).isEmpty();
 	}
 
 	private static void assertRefused(Runnable action, String message) {

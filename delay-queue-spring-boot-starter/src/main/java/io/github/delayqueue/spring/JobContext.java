@@ -2,6 +2,7 @@ package io.github.delayqueue.spring;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,6 +42,18 @@ public interface JobContext {
 	 * Returns when the job was due, on the Redis clock.
 	 */
 	Instant dueAt();
+
+	/**
+	 * Returns the headers the job was sent with, in the order they were set; empty when none.
+	 */
+	Map<String, String> headers();
+
+	/**
+	 * Returns the value of the header {@code name}, or {@code null} when the job has no such header.
+	 */
+	default String header(String name) {
+		return headers().get(name);
+	}
 
 	/**
 	 * Returns when this attempt's lease runs out unless extended, on the Redis clock.

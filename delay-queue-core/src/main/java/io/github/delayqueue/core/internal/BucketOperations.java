@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -69,7 +70,7 @@ public final class BucketOperations {
 	}
 
 	private static Object[] addArguments(BucketKeys keys, List<NewJob> jobs) {
-		List<String> args = new ArrayList<>(2 + jobs.size() * 12);
+		List<String> args = new ArrayList<>(2 + jobs.size() * 13);
 		args.add(keys.wakeChannel());
 		args.add(Integer.toString(keys.index()));
 		for (NewJob job : jobs) {
@@ -86,6 +87,7 @@ public final class BucketOperations {
 			args.add(decimal(backOff.jitter()));
 			args.add(job.ifExists().name());
 			args.add(job.addToken());
+			args.add(job.headers());
 		}
 		return args.toArray();
 	}
@@ -160,7 +162,7 @@ public final class BucketOperations {
 					RedisReplies.asInt(fields.get(3)), Instant.ofEpochMilli(RedisReplies.asLong(fields.get(4))),
 					Instant.ofEpochMilli(RedisReplies.asLong(fields.get(6))),
 					Duration.ofMillis(RedisReplies.asLong(fields.get(7))), RedisReplies.asString(fields.get(5)), now,
-					arrivedNanos));
+					arrivedNanos, headers(fields, 8)));
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
 		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
@@ -290,7 +292,7 @@ public final class BucketOperations {
 				Instant.ofEpochMilli(RedisReplies.asLong(reply.get(3))), RedisReplies.asInt(reply.get(1)),
 				RedisReplies.asInt(reply.get(2)), Duration.ofMillis(RedisReplies.asLong(reply.get(7))),
 				(lastError == null || lastError.isEmpty()) ? null : lastError, instantOrNull(reply.get(5)),
-				instantOrNull(reply.get(6)));
+				instantOrNull(reply.get(6)), headers(reply, 8));
 	}
 
 	public BucketStats stats(BucketKeys keys) {
@@ -308,7 +310,7 @@ public final class BucketOperations {
 			List fields = (List) item;
 			letters.add(new DeadLetter(keys.topic(), RedisReplies.asString(fields.get(0)),
 					Instant.ofEpochMilli(RedisReplies.asLong(fields.get(1))), RedisReplies.asInt(fields.get(2)),
-					RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4))));
+					RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4)), headers(fields, 5)));
 		}
 		return letters;
 	}
@@ -383,6 +385,13 @@ public final class BucketOperations {
 	private Object call(RedisScript<?> script, List<String> keys, Object... args) {
 		this.versionCheck.check();
 		return this.runner.call(script, keys, args);
+	}
+
+	/**
+	 * Reads the headers block a script put at {@code index} of its reply, if it put one there.
+	 */
+	private static Map<String, String> headers(List reply, int index) {
+		return (reply.size() > index) ? HeaderBlocks.decode(RedisReplies.asString(reply.get(index))) : Map.of();
 	}
 
 	private static Instant instantOrNull(Object millis) {

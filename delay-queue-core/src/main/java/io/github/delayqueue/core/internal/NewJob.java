@@ -18,7 +18,9 @@ import io.github.delayqueue.core.IfExists;
  * @param backOff its back-off between attempts
  * @param ifExists what to do when the id exists
  * @param addToken the token of this add, sent again with each retry of it (see {@link AddTokens})
+ * @param headers the job's headers block ({@link HeaderBlocks}), empty when it has none
  */
 public record NewJob(BucketKeys bucket, String id, String payload, long delayMillis, Long dueAtMillis, Duration ttr,
-		int maxAttempts, BackOff backOff, IfExists ifExists, String addToken) {
+		int maxAttempts, BackOff backOff, IfExists ifExists, String addToken,
+		String headers) {
 }

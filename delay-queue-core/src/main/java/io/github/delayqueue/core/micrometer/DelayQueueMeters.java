@@ -11,6 +11,12 @@ public final class DelayQueueMeters {
 	/** Counter of jobs added to a topic, tagged {@link #TAG_RESULT} {@code added} or {@code rejected}. */
 	public static final String JOBS_ADDED = "delay.queue.jobs.added";
 
+	/**
+	 * Counter of sends given up after every retry, such as sends deferred until a transaction committed that
+	 * failed after the commit, tagged {@link #TAG_EXCEPTION}.
+	 */
+	public static final String SENDS_FAILED = "delay.queue.sends.failed";
+
 	/** Counter of jobs cancelled. */
 	public static final String JOBS_CANCELLED = "delay.queue.jobs.cancelled";
 

@@ -30,10 +30,34 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 			return HighCardinalityKeyNames.values();
 		}
 
+	},
+
+	/**
+	 * One send of a job: from the send's call until the job is added to Redis (for a send deferred until a
+	 * transaction commits, until the add after the commit), with the trace context written into the job's
+	 * headers for the handler's observation to continue.
+	 */
+	JOB_SEND {
+
+		@Override
+		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+			return DefaultJobSendObservationConvention.class;
+		}
+
+		@Override
+		public KeyName[] getLowCardinalityKeyNames() {
+			return LowCardinalityKeyNames.values();
+		}
+
+		@Override
+		public KeyName[] getHighCardinalityKeyNames() {
+			return new KeyName[] { HighCardinalityKeyNames.JOB_ID };
+		}
+
 	};
 
 	/**
-	 * Low-cardinality keys of {@link #JOB_PROCESS}.
+	 * Low-cardinality keys of {@link #JOB_PROCESS} and {@link #JOB_SEND}.
 	 */
 	public enum LowCardinalityKeyNames implements KeyName {
 
@@ -48,7 +72,7 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 	}
 
 	/**
-	 * High-cardinality keys of {@link #JOB_PROCESS}.
+	 * High-cardinality keys of {@link #JOB_PROCESS} (and the job's id, of {@link #JOB_SEND}).
 	 */
 	public enum HighCardinalityKeyNames implements KeyName {
 
@@ -60,7 +84,7 @@ public enum DelayQueueObservation implements ObservationDocumentation {
 			}
 		},
 
-		/** The attempt's number, from 1. */
+		/** The attempt's number, from 1 (not on a send). */
 		ATTEMPT {
 			@Override
 			public String asString() {

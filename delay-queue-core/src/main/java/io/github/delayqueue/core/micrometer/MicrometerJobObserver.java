@@ -32,12 +32,17 @@ public class MicrometerJobObserver implements JobObserver {
 
 	private final MeterProvider<Counter> retried;
 
+	private final MeterProvider<Counter> sendsFailed;
+
 	private final MeterProvider<Counter> dead;
 
 	private final MeterProvider<Timer> handlerDuration;
 
 	public MicrometerJobObserver(MeterRegistry registry) {
 		this.registry = registry;
+		this.sendsFailed = Counter.builder(DelayQueueMeters.SENDS_FAILED)
+			.description("Sends given up after every retry, such as sends after a transaction's commit")
+			.withRegistry(registry);
 		this.retried = Counter.builder(DelayQueueMeters.JOBS_RETRIED)
 			.description("Failed attempts scheduled for a retry")
 			.withRegistry(registry);
@@ -53,6 +58,11 @@ public class MicrometerJobObserver implements JobObserver {
 	public void added(Job job, boolean added) {
 		TopicMeters meters = meters(job.topic());
 		(added ? meters.added : meters.rejected).increment();
+	}
+
+	@Override
+	public void sendFailed(Job job, Throwable cause) {
+		this.sendsFailed.withTags(topicAndException(job.topic(), exceptionTag(cause))).increment();
 	}
 
 	@Override

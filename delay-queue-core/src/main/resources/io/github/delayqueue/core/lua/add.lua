@@ -2,7 +2,7 @@
 -- that pays for the clock read, the poller wake-up and the consumer signal once.
 --
 -- KEYS[1] jobs      hash  id -> meta (written here only for a job whose policy gets no number)
--- KEYS[2] payloads  hash  id -> policy number:add token|payload
+-- KEYS[2] payloads  hash  id -> policy number:add token[:headers length]|[headers]payload
 -- KEYS[3] delayed   zset  id by due time
 -- KEYS[4] ready     zset  id by due time
 -- KEYS[5] reserved  zset  id by lease deadline
@@ -10,11 +10,12 @@
 -- KEYS[7] signal    zset  consumer wake-up marker
 -- KEYS[8] policies  hash  the bucket's numbered policies
 -- ARGV[1] poller wake-up channel   ARGV[2] this bucket's index
--- then 12 arguments per job:
+-- then 13 arguments per job:
 --   id, payload, delay in ms from the Redis clock's now (or '' when a due time follows),
 --   due time in epoch ms taken as given (or ''), ttr ms, max attempts,
 --   back-off initial ms, multiplier, max ms, jitter, 'REJECT' or 'REPLACE' for an existing id,
---   and the add token: random characters (no ':' or '|') the producer sends again when it retries this add
+--   the add token: random characters (no ':' or '|') the producer sends again when it retries this add,
+--   and the job's headers block ('' for none)
 --
 -- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an
 -- existing job, 0 rejected (the id exists). An add whose job already carries its token was delivered
@@ -39,7 +40,7 @@ local function written_by(entry, token)
   return entry_token == token
 end
 
-for first = 3, #ARGV, 12 do
+for first = 3, #ARGV, 13 do
   local id = ARGV[first]
   local due
   if ARGV[first + 3] ~= '' then
@@ -55,7 +56,7 @@ for first = 3, #ARGV, 12 do
                                 ARGV[first + 9] }, '|')
   local number = policy_number(policies, policy, known_policies)
   local token = ARGV[first + 11]
-  local entry = number .. ':' .. token .. '|' .. ARGV[first + 1]
+  local entry = entry_join(number, token, ARGV[first + 12], ARGV[first + 1])
 
   local code = 1
   local delivered_before = false

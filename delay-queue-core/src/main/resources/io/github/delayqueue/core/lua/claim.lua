@@ -14,7 +14,7 @@
 --
 -- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked) },
 -- where jobs is a list of
--- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms }
+-- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '' }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 -- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
 -- it asked for (0 otherwise: it took every one there was).
@@ -106,7 +106,7 @@ if #ids > 0 then
       new_metas[#new_metas + 1] = meta_encode(m)
       reserved_entries[#reserved_entries + 1] = deadline
       reserved_entries[#reserved_entries + 1] = id
-      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr }
+      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr, entry_headers(entries[i]) }
     elseif body_or_refusal == 'stale' then
       corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
     else

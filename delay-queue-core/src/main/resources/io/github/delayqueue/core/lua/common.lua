@@ -1,13 +1,18 @@
 -- Shared by every script (prepended at load time by DelayQueueScripts).
 --
 -- A job lives in the pool, two hash fields of its bucket:
---   `payloads[id]` := policy:addToken|payload, written once at add and never touched by a move: the number of
+--   `payloads[id]` := policy:addToken|payload, or policy:addToken:headersLength|headers payload for a job with
+--                     headers; written once at add and never touched by a move: the number of
 --                     the policy (TTR, attempts, back-off) the job was added with, in the bucket's `policies`
 --                     hash; the add token, a few random characters the producer sent with the add (and with its
 --                     retries), so that an add delivered twice finds its own job rather than a duplicate id;
 --                     then the JSON payload. The number is empty for a job whose meta was written at add (when
 --                     the bucket already knows MAX_POLICIES policies). Entries written before add tokens,
 --                     policy|payload, read as having an empty token.
+--                     A job with headers has their block, headersLength bytes, right after the '|' and before
+--                     the payload: name=value pairs joined by '&', with '%' and '&' in values written %25 and
+--                     %26 (encoded and read by Java only, the scripts pass it on whole). A job without headers
+--                     has neither the length nor the block: its entry is as it was before headers.
 --   `jobs[id]`     := meta, a short line the scripts rewrite on every move. A job waiting for its first
 --                     claim has none: it is in the state of the index holding it (delayed or ready), with
 --                     no attempts, due at its score, under its numbered policy. The first claim writes it.
@@ -103,25 +108,50 @@ end
 local MAX_POLICIES = 1000
 
 -- Reads the head of a pool entry without copying its payload: its policy number ('' when the job has meta
--- of its own), its add token ('' when it has none) and the position of the '|' before the payload.
--- Returns nil for an entry that has no '|'.
+-- of its own), its add token ('' when it has none), the position of the '|' before its headers and payload,
+-- and the length of its headers block (0 when it has none). Returns nil for an entry that has no '|'.
 local function entry_head(entry)
   local bar = entry and string.find(entry, '|', 1, true)
   if not bar then
     return nil
   end
-  local number, token = string.match(string.sub(entry, 1, bar - 1), '^([^:]*):?(.*)$')
-  return number, token, bar
-end
-
--- Splits a pool entry into its policy number ('' when the job has meta of its own), its payload and its
--- add token ('' when it has none). Returns nil for an entry that has no '|'.
-local function entry_split(entry)
-  local number, token, bar = entry_head(entry)
+  local number, token, headers_length = string.match(string.sub(entry, 1, bar - 1), '^([^:]*):?([^:]*):?(%d*)$')
   if not number then
     return nil
   end
-  return number, string.sub(entry, bar + 1), token
+  return number, token, bar, tonumber(headers_length) or 0
+end
+
+-- Splits a pool entry into its policy number ('' when the job has meta of its own), its payload, its
+-- add token ('' when it has none) and its headers block ('' when it has none). Returns nil for an entry that
+-- has no '|'.
+local function entry_split(entry)
+  local number, token, bar, headers_length = entry_head(entry)
+  if not number then
+    return nil
+  end
+  return number, string.sub(entry, bar + 1 + headers_length), token, string.sub(entry, bar + 1, bar + headers_length)
+end
+
+-- The headers block of a pool entry: '' when the job has none or the entry cannot be read.
+local function entry_headers(entry)
+  local number, _, bar, headers_length = entry_head(entry)
+  if not number or headers_length == 0 then
+    return ''
+  end
+  return string.sub(entry, bar + 1, bar + headers_length)
+end
+
+-- Joins the parts of a pool entry, as entry_split returns them, into the entry.
+local function entry_join(number, token, headers, payload)
+  local head = number
+  if token ~= '' or headers ~= '' then
+    head = head .. ':' .. token
+  end
+  if headers ~= '' then
+    head = head .. ':' .. #headers
+  end
+  return head .. '|' .. headers .. payload
 end
 
 -- The number of `policy` in the bucket's policies hash, numbering it when new; '' when the bucket

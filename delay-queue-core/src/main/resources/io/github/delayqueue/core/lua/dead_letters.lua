@@ -3,7 +3,7 @@
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] dead
 -- ARGV[1] offset   ARGV[2] limit
 --
--- Returns a list of { id, died at ms, attempts, last error, payload or '' }.
+-- Returns a list of { id, died at ms, attempts, last error, payload or '', headers block or '' }.
 
 local jobs, payloads, dead = KEYS[1], KEYS[2], KEYS[3]
 local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -18,7 +18,7 @@ for i = 1, #page, 2 do
     attempts, err = m.attempts, m.err
   end
   local entry = redis.call('HGET', payloads, id)
-  local _, payload = entry_split(entry)
-  result[#result + 1] = { id, tonumber(page[i + 1]), attempts, err, payload or entry or '' }
+  local _, payload, _, headers = entry_split(entry)
+  result[#result + 1] = { id, tonumber(page[i + 1]), attempts, err, payload or entry or '', headers or '' }
 end
 return result

@@ -21,14 +21,14 @@ for i, id in ipairs(ARGV) do
   if entry then
     local policy = ''
     if meta == '' and (index == 'delayed' or index == 'ready') then
-      local number, payload, token = entry_split(entry)
+      local number, payload, token, headers = entry_split(entry)
       local line = number and number ~= '' and policy_line(policies, number, known_policies)
       if line and policy_meta(line, 'D', 0) then
         policy = line
       elseif number then
         -- an unknown number could name another policy in the new bucket: moved without one, the job stays
         -- as unreadable as it is here
-        entry = ':' .. token .. '|' .. payload
+        entry = entry_join('', token, headers, payload)
       end
     end
     reply[i] = { entry, meta, index, score, policy, fingerprint }

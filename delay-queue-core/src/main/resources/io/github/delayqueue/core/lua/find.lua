@@ -5,7 +5,8 @@
 -- ARGV[1] id
 --
 -- Returns {} when there is no such job, { 'corrupt', what is wrong } when it cannot be read, else
--- { state, attempts, max attempts, due ms, last error, lease deadline ms or -1, died at ms or -1, ttr ms }.
+-- { state, attempts, max attempts, due ms, last error, lease deadline ms or -1, died at ms or -1, ttr ms,
+-- headers block or '' }.
 
 local jobs, reserved, dead, payloads, delayed, ready, policies =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
@@ -25,7 +26,7 @@ if not raw then
   if not m then
     return { 'corrupt', 'a pool entry without meta or a known policy number: ' .. string.sub(entry, 1, 100) }
   end
-  return { m.state, m.attempts, m.max, m.due, m.err, -1, -1, m.ttr }
+  return { m.state, m.attempts, m.max, m.due, m.err, -1, -1, m.ttr, entry_headers(entry) }
 end
 local m = meta_decode(raw)
 if not m then
@@ -37,4 +38,5 @@ if m.state == 'L' then
 elseif m.state == 'X' then
   died = tonumber(redis.call('ZSCORE', dead, id) or -1)
 end
-return { m.state, m.attempts, m.max, m.due, m.err, deadline, died, m.ttr }
+return { m.state, m.attempts, m.max, m.due, m.err, deadline, died, m.ttr,
+         entry_headers(redis.call('HGET', payloads, id)) }

@@ -21,12 +21,12 @@ local any_ready = false
 local known_policies = {}
 local codes = {}
 
--- What tells a job from another job with the same id: its add token and payload, or its meta when it has
--- no readable pool entry.
+-- What tells a job from another job with the same id: its add token, headers and payload, or its meta when
+-- it has no readable pool entry.
 local function identity(entry, meta)
-  local _, payload, token = entry_split(entry)
+  local _, payload, token, headers = entry_split(entry)
   if payload then
-    return token .. '|' .. payload
+    return token .. '|' .. headers .. payload
   end
   return entry .. '\n' .. meta
 end
@@ -51,13 +51,9 @@ for first = 3, #ARGV, 6 do
 
   if code > 0 then
     if policy ~= '' then
-      local _, payload, token = entry_split(entry)
+      local _, payload, token, headers = entry_split(entry)
       local number = policy_number(policies, policy, known_policies)
-      if token ~= '' then
-        entry = number .. ':' .. token .. '|' .. payload
-      else
-        entry = number .. '|' .. payload
-      end
+      entry = entry_join(number, token, headers, payload)
       if number == '' then
         local state = 'D'
         if index == 'ready' then

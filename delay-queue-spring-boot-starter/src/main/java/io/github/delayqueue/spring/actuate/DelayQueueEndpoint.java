@@ -309,12 +309,14 @@ public class DelayQueueEndpoint {
 	 * @param attempts the attempts it made
 	 * @param lastError why its last attempt failed
 	 * @param payload its JSON payload, or an empty string when none was kept
+	 * @param headers its headers, empty when it has none
 	 */
-	public record DeadLetterDescriptor(String id, Instant diedAt, int attempts, String lastError, String payload) {
+	public record DeadLetterDescriptor(String id, Instant diedAt, int attempts, String lastError, String payload,
+			Map<String, String> headers) {
 
 		static DeadLetterDescriptor of(DeadLetter letter) {
 			return new DeadLetterDescriptor(letter.id(), letter.diedAt(), letter.attempts(), letter.lastError(),
-					letter.payload());
+					letter.payload(), letter.headers());
 		}
 
 	}
@@ -332,13 +334,16 @@ public class DelayQueueEndpoint {
 	 * @param lastError the error of its last failed attempt, or {@code null}
 	 * @param leaseDeadline when its lease runs out, for a reserved job
 	 * @param diedAt when it went to the dead letters, for a dead job
+	 * @param headers its headers, empty when it has none
 	 */
 	public record JobDescriptor(String topic, String id, JobState state, Instant dueAt, int attempts, int maxAttempts,
-			Duration ttr, @Nullable String lastError, @Nullable Instant leaseDeadline, @Nullable Instant diedAt) {
+			Duration ttr, @Nullable String lastError, @Nullable Instant leaseDeadline, @Nullable Instant diedAt,
+			Map<String, String> headers) {
 
 		static JobDescriptor of(JobInfo info) {
 			return new JobDescriptor(info.topic(), info.id(), info.state(), info.dueAt(), info.attempts(),
-					info.maxAttempts(), info.ttr(), info.lastError(), info.leaseDeadline(), info.diedAt());
+					info.maxAttempts(), info.ttr(), info.lastError(), info.leaseDeadline(), info.diedAt(),
+					info.headers());
 		}
 
 	}

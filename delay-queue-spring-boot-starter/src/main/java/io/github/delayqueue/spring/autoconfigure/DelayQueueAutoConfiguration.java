@@ -13,6 +13,8 @@ import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.core.micrometer.JobObservationConvention;
+import io.github.delayqueue.core.micrometer.JobSendObservationConvention;
+import io.github.delayqueue.spring.AfterCommitSendFailureHandler;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
@@ -35,6 +37,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Auto-configuration of the delay queue: a {@link DelayQueue} on the application's
@@ -69,12 +72,33 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueTemplate delayQueueTemplate(DelayQueue delayQueue, ObjectProvider<JsonMapper> jsonMapper,
-			DelayQueueProperties properties, ObjectProvider<JobCustomizer> customizers) {
+			DelayQueueProperties properties, ObjectProvider<JobCustomizer> customizers,
+			ObjectProvider<AfterCommitSendFailureHandler> afterCommitSendFailureHandler,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<JobSendObservationConvention> observationConvention) {
 		// later customizers win: topic properties, then the application's own
 		List<JobCustomizer> all = new ArrayList<>();
 		all.add(new TopicPropertiesJobCustomizer(properties));
 		customizers.orderedStream().forEach(all::add);
-		return new DelayQueueTemplate(delayQueue, jsonMapper.getIfAvailable(JsonMapper::shared), all);
+		DelayQueueProperties.Producer producer = properties.getProducer();
+		DelayQueueTemplate template = new DelayQueueTemplate(delayQueue, jsonMapper.getIfAvailable(JsonMapper::shared),
+				all);
+		template.setTransactional(producer.getTransactional());
+		template.setAfterCommitBackOff(afterCommitBackOff(producer.getAfterCommitRetry()));
+		afterCommitSendFailureHandler.ifUnique(template::setAfterCommitSendFailureHandler);
+		if (producer.isObservationEnabled()) {
+			observationRegistry.ifUnique(template::setObservationRegistry);
+			observationConvention.ifUnique(template::setObservationConvention);
+		}
+		return template;
+	}
+
+	private static ExponentialBackOff afterCommitBackOff(DelayQueueProperties.AfterCommitRetry retry) {
+		ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
+				retry.getMultiplier());
+		backOff.setMaxInterval(retry.getMaxInterval().toMillis());
+		backOff.setMaxAttempts(retry.getMaxRetries());
+		return backOff;
 	}
 
 	@Bean

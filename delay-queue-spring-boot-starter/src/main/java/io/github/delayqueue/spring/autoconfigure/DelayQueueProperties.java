@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.spring.TransactionalSend;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -55,6 +57,8 @@ public class DelayQueueProperties {
 	private Duration maxWait = Duration.ofSeconds(5);
 
 	private final BackOff backOff = new BackOff();
+
+	private final Producer producer = new Producer();
 
 	private final Listener listener = new Listener();
 
@@ -137,6 +141,10 @@ public class DelayQueueProperties {
 		return this.backOff;
 	}
 
+	public Producer getProducer() {
+		return this.producer;
+	}
+
 	public Listener getListener() {
 		return this.listener;
 	}
@@ -212,6 +220,105 @@ public class DelayQueueProperties {
 
 		public void setJitter(double jitter) {
 			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * Settings of the DelayQueueTemplate's sends.
+	 */
+	public static class Producer {
+
+		/**
+		 * When a send made inside a transaction adds its job: after the transaction commits (dropped when it
+		 * rolls back), or immediately.
+		 */
+		private TransactionalSend transactional = TransactionalSend.AFTER_COMMIT;
+
+		/**
+		 * Whether each send is a Micrometer observation, whose trace context travels in the job's headers.
+		 */
+		private boolean observationEnabled = true;
+
+		private final AfterCommitRetry afterCommitRetry = new AfterCommitRetry();
+
+		public TransactionalSend getTransactional() {
+			return this.transactional;
+		}
+
+		public void setTransactional(TransactionalSend transactional) {
+			this.transactional = transactional;
+		}
+
+		public boolean isObservationEnabled() {
+			return this.observationEnabled;
+		}
+
+		public void setObservationEnabled(boolean observationEnabled) {
+			this.observationEnabled = observationEnabled;
+		}
+
+		public AfterCommitRetry getAfterCommitRetry() {
+			return this.afterCommitRetry;
+		}
+
+	}
+
+	/**
+	 * Retries of an add after commit that failed, before the job goes to the AfterCommitSendFailureHandler.
+	 */
+	public static class AfterCommitRetry {
+
+		/**
+		 * Most retries after the first add.
+		 */
+		private int maxRetries = 5;
+
+		/**
+		 * Wait before the first retry.
+		 */
+		private Duration initialInterval = Duration.ofMillis(500);
+
+		/**
+		 * Factor applied to the wait for each further retry, at least 1.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest wait between retries.
+		 */
+		private Duration maxInterval = Duration.ofSeconds(8);
+
+		public int getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(int maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
 		}
 
 	}

@@ -18,6 +18,7 @@ import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.micrometer.DefaultJobObservationConvention;
+import io.github.delayqueue.core.micrometer.DefaultJobSendObservationConvention;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;
@@ -280,6 +281,29 @@ class DelayQueueAutoConfigurationTests {
 					.hasLowCardinalityKeyValue("topic", "observed")
 					.hasHighCardinalityKeyValue("job.id", id)
 					.hasBeenStopped();
+				TestObservationRegistryAssert.assertThat(registry)
+					.hasObservationWithNameEqualTo(DefaultJobSendObservationConvention.NAME)
+					.that()
+					.hasContextualNameEqualTo("observed send")
+					.hasLowCardinalityKeyValue("topic", "observed")
+					.hasHighCardinalityKeyValue("job.id", id)
+					.hasBeenStopped();
+			});
+	}
+
+	@Test
+	void sendsAreNotObservedWhenDisabled() {
+		String prefix = this.server.newKeyPrefix();
+		this.contextRunner.withUserConfiguration(ObserverConfiguration.class, ObservationConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + prefix, "delay-queue.producer.observation-enabled=false")
+			.run((context) -> {
+				String id = context.getBean(DelayQueueTemplate.class).send("observed", "x", Duration.ZERO);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> context.getBean("firstObserver", RecordingObserver.class).events
+						.contains("completed " + id));
+				TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
+					.hasNumberOfObservationsWithNameEqualTo(DefaultJobSendObservationConvention.NAME, 0)
+					.hasObservationWithNameEqualTo(DefaultJobObservationConvention.NAME);
 			});
 	}
 
@@ -294,7 +318,7 @@ class DelayQueueAutoConfigurationTests {
 					.until(() -> context.getBean("firstObserver", RecordingObserver.class).events
 						.contains("completed " + id));
 				TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
-					.doesNotHaveAnyObservation();
+					.hasNumberOfObservationsWithNameEqualTo(DefaultJobObservationConvention.NAME, 0);
 			});
 	}
 

@@ -8,6 +8,7 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.UnrecoverableJobException;
+import io.github.delayqueue.spring.Header;
 import io.github.delayqueue.spring.JobContext;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
@@ -21,9 +22,10 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Runs a job by invoking a listener method: reads the JSON payload as the method's payload parameter type
- * (generics included) with the application's Jackson mapper and passes a {@link JobContext} where the
- * method asks for one. A payload that cannot be read fails the job as {@link UnrecoverableJobException},
- * which sends it to the dead letters at once with the reason; what the method throws fails the attempt.
+ * (generics included) with the application's Jackson mapper, passes a {@link JobContext} where the
+ * method asks for one and a header's value for each {@link Header @Header} parameter. A payload that cannot be
+ * read, or a required header the job lacks, fails the job as {@link UnrecoverableJobException}, which sends it
+ * to the dead letters at once with the reason; what the method throws fails the attempt.
  */
 public class DelayListenerMethodAdapter implements JobHandler {
 
@@ -34,6 +36,9 @@ public class DelayListenerMethodAdapter implements JobHandler {
 	private final DelayQueue queue;
 
 	private final ArgumentKind[] arguments;
+
+	/** The {@link Header} of each parameter bound to a header, {@code null} for the others. */
+	private final Header[] headers;
 
 	private final JavaType payloadType;
 
@@ -51,10 +56,17 @@ public class DelayListenerMethodAdapter implements JobHandler {
 		this.queue = queue;
 		Class<?>[] types = method.getParameterTypes();
 		this.arguments = new ArgumentKind[types.length];
+		this.headers = new Header[types.length];
 		Integer payloadIndex = null;
 		Integer contextIndex = null;
 		for (int i = 0; i < types.length; i++) {
-			if (types[i] == JobContext.class) {
+			Header header = method.getParameters()[i].getAnnotation(Header.class);
+			if (header != null) {
+				checkHeader(header, types[i], i);
+				this.headers[i] = header;
+				this.arguments[i] = ArgumentKind.HEADER;
+			}
+			else if (types[i] == JobContext.class) {
 				contextIndex = checkUnused(contextIndex, i, "a JobContext");
 				this.arguments[i] = ArgumentKind.CONTEXT;
 			}
@@ -72,8 +84,11 @@ public class DelayListenerMethodAdapter implements JobHandler {
 	public void handle(ReservedJob job) throws Exception {
 		Object[] args = new Object[this.arguments.length];
 		for (int i = 0; i < args.length; i++) {
-			args[i] = (this.arguments[i] == ArgumentKind.CONTEXT) ? new ReservedJobContext(job, this.queue)
-					: readPayload(job);
+			args[i] = switch (this.arguments[i]) {
+				case CONTEXT -> new ReservedJobContext(job, this.queue);
+				case HEADER -> readHeader(job, this.headers[i]);
+				case PAYLOAD -> readPayload(job);
+			};
 		}
 		try {
 			this.method.invoke(this.bean, args);
@@ -95,6 +110,29 @@ public class DelayListenerMethodAdapter implements JobHandler {
 			throw new UnrecoverableJobException("Cannot read the payload of job \"" + job.id() + "\" on topic \""
 					+ job.topic() + "\" as " + this.payloadType.toCanonical() + " for "
 					+ ClassUtils.getQualifiedMethodName(this.method) + ": " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	private String readHeader(ReservedJob job, Header header) {
+		String value = job.headers().get(header.value());
+		if (value == null && header.required()) {
+			throw new UnrecoverableJobException("Job \"" + job.id() + "\" on topic \"" + job.topic()
+					+ "\" has no header \"" + header.value() + "\" required by "
+					+ ClassUtils.getQualifiedMethodName(this.method) + " (declare @Header(value = \"" + header.value()
+					+ "\", required = false) to accept jobs without it)");
+		}
+		return value;
+	}
+
+	private void checkHeader(Header header, Class<?> type, int index) {
+		if (type != String.class) {
+			throw new IllegalStateException("Cannot resolve parameter " + index + " (" + type.getTypeName()
+					+ ") of @DelayListener method " + ClassUtils.getQualifiedMethodName(this.method)
+					+ ": a @Header(\"" + header.value() + "\") parameter must be a String");
+		}
+		if (header.value().isBlank()) {
+			throw new IllegalStateException("Cannot resolve parameter " + index + " of @DelayListener method "
+					+ ClassUtils.getQualifiedMethodName(this.method) + ": @Header needs the name of a header");
 		}
 	}
 
@@ -121,7 +159,7 @@ public class DelayListenerMethodAdapter implements JobHandler {
 
 	private enum ArgumentKind {
 
-		PAYLOAD, CONTEXT
+		PAYLOAD, CONTEXT, HEADER
 
 	}
 

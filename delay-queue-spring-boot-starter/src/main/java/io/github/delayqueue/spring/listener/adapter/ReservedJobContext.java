@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.listener.adapter;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 
 import io.github.delayqueue.core.DelayQueue;
@@ -49,6 +50,11 @@ final class ReservedJobContext implements JobContext {
 	@Override
 	public Instant dueAt() {
 		return this.job.dueAt();
+	}
+
+	@Override
+	public Map<String, String> headers() {
+		return this.job.headers();
 	}
 
 	@Override
