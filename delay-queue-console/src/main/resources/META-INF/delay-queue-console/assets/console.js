@@ -209,6 +209,10 @@
     return el('span', { class: 'state ' + (paused ? 'paused' : 'running') }, paused ? 'paused' : 'running');
   }
 
+  function thisInstance() {
+    return el('span', { class: 'sub' }, 'this instance');
+  }
+
   function unavailable(what) {
     return el('p', { class: 'unavailable' }, what
       + ' is not available: the delay queue behind this console does not offer it yet.');
@@ -252,6 +256,10 @@
     return sum;
   }
 
+  function ago(millisAgo) {
+    return millisAgo < 120000 ? Math.round(millisAgo / 1000) + ' s ago' : Math.round(millisAgo / 60000) + ' min ago';
+  }
+
   function chart(title, series) {
     const width = 480;
     const height = 140;
@@ -261,19 +269,21 @@
     const drawing = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, preserveAspectRatio: 'none', role: 'img' });
     const max = Math.max(1, ...series.flatMap((line) => line.points.map((point) => point.value)));
     const end = Date.now();
-    const start = end - HISTORY_MILLIS;
+    // from the first sample, at least a minute and at most the history kept
+    const span = Math.min(HISTORY_MILLIS, Math.max(60000, end - (history.length > 0 ? history[0].at : end)));
+    const start = end - span;
     drawing.append(svg('line', { class: 'axis', x1: 0, y1: height - bottom, x2: width, y2: height - bottom }));
     drawing.append(svg('line', { class: 'axis', x1: 0, y1: top, x2: width, y2: top }));
     const maxLabel = svg('text', { class: 'label', x: 2, y: top - 3 });
     maxLabel.textContent = count(Math.round(max * 10) / 10);
-    const span = svg('text', { class: 'label', x: 2, y: height - 4 });
-    span.textContent = '5 minutes ago';
+    const startLabel = svg('text', { class: 'label', x: 2, y: height - 4 });
+    startLabel.textContent = ago(span);
     const now = svg('text', { class: 'label', x: width - 24, y: height - 4 });
     now.textContent = 'now';
-    drawing.append(maxLabel, span, now);
+    drawing.append(maxLabel, startLabel, now);
     for (const line of series) {
       const points = line.points.map((point) => {
-        const x = ((point.at - start) / HISTORY_MILLIS) * width;
+        const x = ((point.at - start) / span) * width;
         const y = height - bottom - (point.value / max) * (height - top - bottom);
         return x.toFixed(1) + ',' + y.toFixed(1);
       });
@@ -339,7 +349,8 @@
         const rows = names.map((name) => {
           const topic = latest.topics[name];
           const rate = rates(previous, latest, name);
-          const lateness = topic.local && topic.local.lateness;
+          const lateness = topic.local && topic.local.lateness && topic.local.lateness.count > 0
+            ? topic.local.lateness : null;
           const percentile = (key) => (lateness && lateness.percentiles[key] !== undefined
             ? millis(lateness.percentiles[key]) : '—');
           return el('tr', { 'data-topic': name },
@@ -349,20 +360,20 @@
             el('td', { class: 'num', 'data-field': 'reserved' }, count(topic.reserved)),
             el('td', { class: 'num', 'data-field': 'dead' }, count(topic.dead)),
             el('td', { class: 'num' }, millis(topic.oldestReadyAgeMillis)),
-            el('td', { 'data-field': 'paused' }, pausedState(topic.paused)),
-            el('td', { class: 'num' }, rate ? rate.in.toFixed(1) : '—'),
-            el('td', { class: 'num' }, rate ? rate.out.toFixed(1) : '—'),
+            has('PAUSE') ? el('td', { 'data-field': 'paused' }, pausedState(topic.paused)) : null,
+            el('td', { class: 'num rate-in' }, rate ? rate.in.toFixed(1) : '—'),
+            el('td', { class: 'num rate-out' }, rate ? rate.out.toFixed(1) : '—'),
             el('td', { class: 'num' }, percentile('p50') + ' / ' + percentile('p99')));
         });
         root.querySelector('#topics').replaceChildren(el('table', {},
           el('thead', {}, el('tr', {},
             el('th', {}, 'Topic'), el('th', { class: 'num' }, 'Delayed'), el('th', { class: 'num' }, 'Ready'),
             el('th', { class: 'num' }, 'Reserved'), el('th', { class: 'num' }, 'Dead'),
-            el('th', { class: 'num' }, 'Oldest ready'), el('th', {}, 'State'),
-            el('th', { class: 'num', title: 'Jobs this instance added per second' }, 'In/s (this instance)'),
-            el('th', { class: 'num', title: 'Jobs this instance completed per second' }, 'Out/s (this instance)'),
+            el('th', { class: 'num' }, 'Oldest ready'), has('PAUSE') ? el('th', {}, 'State') : null,
+            el('th', { class: 'num', title: 'Jobs this instance added per second' }, 'In/s', thisInstance()),
+            el('th', { class: 'num', title: 'Jobs this instance completed per second' }, 'Out/s', thisInstance()),
             el('th', { class: 'num', title: 'Delivery lateness measured by this instance, last few minutes' },
-              'Lateness p50 / p99 (this instance)'))),
+              'Lateness p50 / p99', thisInstance()))),
           el('tbody', {}, rows)));
       }
     };
@@ -372,6 +383,8 @@
     crumbs(el('a', { href: '#/' }, 'Topics'), el('a', { href: '#/topic/' + encodeURIComponent(topic) }, topic));
     let tab = 'dead';
     let offset = 0;
+    let shown = null; // what the panel shows, so that a refresh redraws it only when it changed
+    let controlShown = null;
     const selected = new Set();
     const cards = el('div', { class: 'cards' }, ['delayed', 'ready', 'reserved', 'dead'].map((state) =>
       el('div', { class: 'card' }, el('div', { class: 'name' }, state),
@@ -400,7 +413,7 @@
     function drawTabs() {
       tabs.replaceChildren(...Object.entries(tabNames).map(([key, name]) => el('button', {
         type: 'button', role: 'tab', 'data-tab': key, class: key === tab ? 'active' : null,
-        onclick: () => { tab = key; offset = 0; selected.clear(); drawTabs(); loadPanel(); }
+        onclick: () => { tab = key; offset = 0; shown = null; selected.clear(); drawTabs(); loadPanel(); }
       }, name)));
     }
 
@@ -408,10 +421,10 @@
       const last = Math.min(page.offset + page.limit, page.total);
       return el('div', { class: 'pager' },
         el('button', { type: 'button', disabled: page.offset === 0,
-          onclick: () => { offset = Math.max(0, offset - PAGE_SIZE); loadPanel(); } }, 'Previous'),
+          onclick: () => { offset = Math.max(0, offset - PAGE_SIZE); shown = null; loadPanel(); } }, 'Previous'),
         el('span', {}, page.total === 0 ? 'none' : (page.offset + 1) + '–' + last + ' of ' + count(page.total)),
         el('button', { type: 'button', disabled: last >= page.total,
-          onclick: () => { offset += PAGE_SIZE; loadPanel(); } }, 'Next'));
+          onclick: () => { offset += PAGE_SIZE; shown = null; loadPanel(); } }, 'Next'));
     }
 
     function jobLink(id) {
@@ -421,6 +434,11 @@
 
     async function loadDeadLetters() {
       const page = await get(topicPath(topic) + '/dead-letters', { offset, limit: PAGE_SIZE });
+      const key = 'dead|' + JSON.stringify(page);
+      if (key === shown) {
+        return;
+      }
+      shown = key;
       const actions = session.writesEnabled ? el('div', { class: 'toolbar' },
         el('button', { type: 'button', id: 'replay-selected', onclick: () => act(
           'Replay the ' + selected.size + ' selected dead letters of topic ' + topic + '?',
@@ -458,6 +476,11 @@
         return;
       }
       const page = await get(topicPath(topic) + '/jobs', { state, offset, limit: PAGE_SIZE });
+      const key = state + '|' + JSON.stringify(page);
+      if (key === shown) {
+        return;
+      }
+      shown = key;
       panel.replaceChildren(page.jobs.length === 0 ? el('p', { class: 'muted' }, 'No ' + state.toLowerCase()
         + ' jobs.') : el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'Id'), el('th', {}, 'Due'),
         el('th', { class: 'num' }, 'Attempts'), state === 'RESERVED' ? el('th', {}, 'Lease deadline') : null)),
@@ -472,6 +495,11 @@
         return;
       }
       const consumers = await get(topicPath(topic) + '/consumers');
+      const key = 'consumers|' + JSON.stringify(consumers);
+      if (key === shown) {
+        return;
+      }
+      shown = key;
       panel.replaceChildren(consumers.length === 0
         ? el('p', { class: 'muted' }, 'No live consumer of this topic on any instance.')
         : el('table', { id: 'consumers' }, el('thead', {}, el('tr', {}, el('th', {}, 'Instance'),
@@ -502,17 +530,25 @@
 
     function drawControl(detail) {
       const summary = detail.summary;
-      const parts = [el('span', {}, 'State: '), pausedState(summary.paused)];
-      if (has('PAUSE') && session.writesEnabled) {
-        parts.push(summary.paused
-          ? el('button', { type: 'button', id: 'resume', class: 'primary', onclick: () => act(
-            'Resume topic ' + topic + ' on every instance?', () => post(topicPath(topic) + '/resume')) }, 'Resume')
-          : el('button', { type: 'button', id: 'pause', class: 'danger', onclick: () => act(
-            'Pause topic ' + topic + ' on every instance? Running jobs finish; no new job is claimed until it is '
-            + 'resumed.', () => post(topicPath(topic) + '/pause')) }, 'Pause'));
-      } else if (!has('PAUSE')) {
-        parts.push(el('span', { class: 'muted' }, 'Pause and resume are not available: the delay queue behind this '
-          + 'console does not offer them yet.'));
+      const key = summary.paused + '|' + JSON.stringify(detail.rateLimit) + '|' + detail.promotionLagMillis;
+      if (key === controlShown) {
+        return;
+      }
+      controlShown = key;
+      const parts = [];
+      if (has('PAUSE')) {
+        parts.push(el('span', {}, 'State: '), pausedState(summary.paused));
+        if (session.writesEnabled) {
+          parts.push(summary.paused
+            ? el('button', { type: 'button', id: 'resume', class: 'primary', onclick: () => act(
+              'Resume topic ' + topic + ' on every instance?', () => post(topicPath(topic) + '/resume')) }, 'Resume')
+            : el('button', { type: 'button', id: 'pause', class: 'danger', onclick: () => act(
+              'Pause topic ' + topic + ' on every instance? Running jobs finish; no new job is claimed until it is '
+              + 'resumed.', () => post(topicPath(topic) + '/pause')) }, 'Pause'));
+        }
+      } else {
+        parts.push(el('span', { class: 'muted', id: 'pause-unavailable' }, 'Pause and resume are not available: the '
+          + 'delay queue behind this console does not offer them yet.'));
       }
       if (has('RATE_LIMITS')) {
         parts.push(el('span', { class: 'muted' }, detail.rateLimit
@@ -532,9 +568,7 @@
           setText(cards, '[data-count="' + state + '"]', count(detail.summary[state]));
         }
         drawControl(detail);
-        if (tab !== 'dead' || selected.size === 0) {
-          await loadPanel();
-        }
+        await loadPanel();
       }
     };
   }
