@@ -332,6 +332,15 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Reads a job's JSON payload, in whatever state the job is, without changing it: what an operator looks at
+	 * beside {@link #find(String, String)}.
+	 * @return the payload, or empty when the topic has no such job
+	 */
+	public Optional<String> payload(String topic, String id) {
+		return Optional.ofNullable(this.operations.payload(bucketOf(topic, id), id));
+	}
+
+	/**
 	 * Counts a topic's jobs by state, one script per bucket.
 	 */
 	public TopicStats stats(String topic) {

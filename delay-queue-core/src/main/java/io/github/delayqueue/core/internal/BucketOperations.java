@@ -295,6 +295,13 @@ public final class BucketOperations {
 				instantOrNull(reply.get(6)), headers(reply, 8));
 	}
 
+	/**
+	 * Reads a job's payload, or returns {@code null} when the bucket holds none for the id.
+	 */
+	public String payload(BucketKeys keys, String id) {
+		return (String) call(this.scripts.payload, List.of(keys.payloads()), id);
+	}
+
 	public BucketStats stats(BucketKeys keys) {
 		List reply = run(this.scripts.stats, List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead()));
 		return new BucketStats(RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)),

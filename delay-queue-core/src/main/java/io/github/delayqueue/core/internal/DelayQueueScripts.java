@@ -47,6 +47,8 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> deadLetters = load("dead_letters");
 
+	public final RedisScript<String> payload = load("payload", String.class);
+
 	public final RedisScript<List> export = load("export");
 
 	public final RedisScript<List> importJobs = load("import");
@@ -59,7 +61,7 @@ public final class DelayQueueScripts {
 	public List<RedisScript<?>> all() {
 		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
 				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
-				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue);
+				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue, this.payload);
 	}
 
 	private static RedisScript<List> load(String name) {

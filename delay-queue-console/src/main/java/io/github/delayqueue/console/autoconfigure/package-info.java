@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of the delay-queue console.
+ */
+package io.github.delayqueue.console.autoconfigure;

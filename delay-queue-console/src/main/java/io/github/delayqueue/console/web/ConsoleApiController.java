@@ -1,0 +1,307 @@
+package io.github.delayqueue.console.web;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import io.github.delayqueue.console.ConsoleFeature;
+import io.github.delayqueue.console.ConsoleOperationUnavailableException;
+import io.github.delayqueue.console.ConsoleOperations;
+import io.github.delayqueue.console.ReplayResult;
+import io.github.delayqueue.console.web.ConsoleResponses.ActionResult;
+import io.github.delayqueue.console.web.ConsoleResponses.Consumer;
+import io.github.delayqueue.console.web.ConsoleResponses.Csrf;
+import io.github.delayqueue.console.web.ConsoleResponses.DeadLetterPage;
+import io.github.delayqueue.console.web.ConsoleResponses.JobDetail;
+import io.github.delayqueue.console.web.ConsoleResponses.JobPage;
+import io.github.delayqueue.console.web.ConsoleResponses.JobRequest;
+import io.github.delayqueue.console.web.ConsoleResponses.Letter;
+import io.github.delayqueue.console.web.ConsoleResponses.LocalMetrics;
+import io.github.delayqueue.console.web.ConsoleResponses.RateLimit;
+import io.github.delayqueue.console.web.ConsoleResponses.Session;
+import io.github.delayqueue.console.web.ConsoleResponses.TopicDetail;
+import io.github.delayqueue.console.web.ConsoleResponses.TopicSummary;
+import io.github.delayqueue.core.InvalidJobException;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.TopicStats;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The console's JSON API, under {@code <path>/api}: reads with GET, writes with POST only (behind the
+ * {@link ConsoleWriteGuard}). A job's id travels as a parameter or in the body, never in the path, as an id may hold
+ * any character. Errors are answered as problem details: 400 for bad input, 404 for a missing job, 403 for a refused
+ * write, 501 for an operation the delay queue does not offer, 503 when Redis cannot be reached.
+ */
+@RestController
+@RequestMapping("/api")
+public class ConsoleApiController {
+
+	/** Most jobs one page lists. */
+	public static final int MAX_PAGE_SIZE = 500;
+
+	private static final boolean SPRING_SECURITY_PRESENT = ClassUtils
+		.isPresent("org.springframework.security.web.csrf.CsrfToken", ConsoleApiController.class.getClassLoader());
+
+	private final ConsoleOperations operations;
+
+	private final boolean writesEnabled;
+
+	private final Function<String, @Nullable LocalMetrics> localMetrics;
+
+	/**
+	 * @param operations what the console reads and does
+	 * @param writesEnabled whether writes are allowed
+	 * @param localMetrics what this instance measured of a topic, or {@code null} when it measures nothing
+	 */
+	public ConsoleApiController(ConsoleOperations operations, boolean writesEnabled,
+			Function<String, @Nullable LocalMetrics> localMetrics) {
+		this.operations = operations;
+		this.writesEnabled = writesEnabled;
+		this.localMetrics = localMetrics;
+	}
+
+	@GetMapping("/session")
+	public Session session(HttpServletRequest request) {
+		return new Session(this.writesEnabled, this.operations.features(), ConsoleWriteGuard.WRITE_HEADER,
+				SPRING_SECURITY_PRESENT ? SpringSecurityCsrf.of(request) : null);
+	}
+
+	@GetMapping("/topics")
+	public List<TopicSummary> topics() {
+		return this.operations.topics().stream().map(this::summary).toList();
+	}
+
+	@GetMapping("/topics/{topic}")
+	public TopicDetail topic(@PathVariable String topic) {
+		TopicStats stats = this.operations.stats(topic);
+		RateLimit rateLimit = this.operations.features().contains(ConsoleFeature.RATE_LIMITS)
+				? this.operations.rateLimit(topic).map(RateLimit::of).orElse(null) : null;
+		return new TopicDetail(summary(stats), stats.promotionLag().toMillis(), rateLimit);
+	}
+
+	@GetMapping("/topics/{topic}/dead-letters")
+	public DeadLetterPage deadLetters(@PathVariable String topic, @RequestParam(defaultValue = "0") int offset,
+			@RequestParam(defaultValue = "20") int limit) {
+		checkPage(offset, limit);
+		long total = this.operations.stats(topic).dead();
+		return new DeadLetterPage(offset, limit, total,
+				this.operations.deadLetters(topic, offset, limit).stream().map(Letter::of).toList());
+	}
+
+	@GetMapping("/topics/{topic}/jobs")
+	public JobPage jobs(@PathVariable String topic, @RequestParam JobState state,
+			@RequestParam(defaultValue = "0") int offset, @RequestParam(defaultValue = "20") int limit) {
+		checkPage(offset, limit);
+		if (state == JobState.DEAD) {
+			throw new IllegalArgumentException("dead jobs are listed by /dead-letters");
+		}
+		return JobPage.of(this.operations.jobs(topic, state, offset, limit));
+	}
+
+	@GetMapping("/topics/{topic}/consumers")
+	public List<Consumer> consumers(@PathVariable String topic) {
+		return this.operations.consumers(topic).stream().map(Consumer::of).toList();
+	}
+
+	@GetMapping("/topics/{topic}/job")
+	public ResponseEntity<JobDetail> job(@PathVariable String topic, @RequestParam String id) {
+		Optional<JobInfo> info = this.operations.find(topic, id);
+		if (info.isEmpty()) {
+			throw new NoSuchJobException(topic, id);
+		}
+		return ResponseEntity.ok(JobDetail.of(info.get(), this.operations.payload(topic, id).orElse(null)));
+	}
+
+	@PostMapping("/topics/{topic}/pause")
+	public ActionResult pause(@PathVariable String topic) {
+		this.operations.pause(topic);
+		return done("pause", topic, null, null, "Paused topic " + topic + ": no instance claims its jobs until it is "
+				+ "resumed; jobs already running finish");
+	}
+
+	@PostMapping("/topics/{topic}/resume")
+	public ActionResult resume(@PathVariable String topic) {
+		this.operations.resume(topic);
+		return done("resume", topic, null, null, "Resumed topic " + topic);
+	}
+
+	@PostMapping("/topics/{topic}/job/run-now")
+	public ActionResult runNow(@PathVariable String topic, @RequestBody JobRequest request) {
+		String id = id(request);
+		this.operations.runNow(topic, id);
+		return done("run-now", topic, id, null, "Job " + id + " is due now");
+	}
+
+	@PostMapping("/topics/{topic}/job/cancel")
+	public ActionResult cancel(@PathVariable String topic, @RequestBody JobRequest request) {
+		String id = id(request);
+		this.operations.cancel(topic, id);
+		return done("cancel", topic, id, null, "Cancelled job " + id);
+	}
+
+	@PostMapping("/topics/{topic}/job/reschedule")
+	public ActionResult reschedule(@PathVariable String topic, @RequestBody JobRequest request) {
+		String id = id(request);
+		Instant due;
+		if ((request.delay() == null) == (request.at() == null)) {
+			throw new IllegalArgumentException("a reschedule takes either a delay (such as 5m) or an instant (at)");
+		}
+		if (request.delay() != null) {
+			due = this.operations.reschedule(topic, id, parseDelay(request.delay()));
+		}
+		else {
+			due = this.operations.reschedule(topic, id, parseInstant(request.at()));
+		}
+		return done("reschedule", topic, id, null, "Job " + id + " is now due at " + due);
+	}
+
+	@PostMapping("/topics/{topic}/job/replay")
+	public ActionResult replay(@PathVariable String topic, @RequestBody JobRequest request) {
+		String id = id(request);
+		this.operations.replay(topic, id);
+		return done("replay", topic, id, null, "Replayed dead letter " + id + ": it is ready to run again");
+	}
+
+	@PostMapping("/topics/{topic}/dead-letters/replay")
+	public ActionResult replaySelected(@PathVariable String topic, @RequestBody JobRequest request) {
+		if (request.ids() == null || request.ids().isEmpty()) {
+			throw new IllegalArgumentException("ids must name at least one dead letter");
+		}
+		ReplayResult result = this.operations.replay(topic, request.ids());
+		String message = "Replayed " + result.replayed() + " of " + request.ids().size() + " selected dead letters"
+				+ (result.refused().isEmpty() ? "" : "; " + result.refused().size() + " could not be replayed");
+		return new ActionResult("replay-selected", topic, null, result.replayed(), message, result.refused());
+	}
+
+	@PostMapping("/topics/{topic}/dead-letters/replay-all")
+	public ActionResult replayAll(@PathVariable String topic) {
+		long replayed = this.operations.replayAll(topic);
+		return done("replay-all", topic, null, replayed, "Replayed " + replayed + " dead letters of topic " + topic);
+	}
+
+	@PostMapping("/topics/{topic}/dead-letters/purge")
+	public ActionResult purge(@PathVariable String topic) {
+		long purged = this.operations.purgeDead(topic);
+		return done("purge", topic, null, purged, "Purged " + purged + " dead letters of topic " + topic);
+	}
+
+	@ExceptionHandler(NoSuchJobException.class)
+	ProblemDetail noSuchJob(NoSuchJobException ex) {
+		return problem(HttpStatus.NOT_FOUND, ex.getMessage());
+	}
+
+	@ExceptionHandler({ InvalidJobException.class, IllegalArgumentException.class })
+	ProblemDetail invalid(RuntimeException ex) {
+		return problem(HttpStatus.BAD_REQUEST, ex.getMessage());
+	}
+
+	@ExceptionHandler(ConsoleWriteRefusedException.class)
+	ProblemDetail refused(ConsoleWriteRefusedException ex) {
+		return problem(HttpStatus.FORBIDDEN, ex.getMessage());
+	}
+
+	@ExceptionHandler(ConsoleOperationUnavailableException.class)
+	ProblemDetail unavailable(ConsoleOperationUnavailableException ex) {
+		ProblemDetail problem = problem(HttpStatus.NOT_IMPLEMENTED, ex.getMessage());
+		problem.setProperty("feature", ex.getFeature().name());
+		return problem;
+	}
+
+	@ExceptionHandler(DataAccessException.class)
+	ProblemDetail redisUnavailable(DataAccessException ex) {
+		return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis could not be reached: " + ex.getMessage());
+	}
+
+	private TopicSummary summary(String topic) {
+		return summary(this.operations.stats(topic));
+	}
+
+	private TopicSummary summary(TopicStats stats) {
+		Boolean paused = this.operations.features().contains(ConsoleFeature.PAUSE)
+				? this.operations.isPaused(stats.topic()) : null;
+		return TopicSummary.of(stats, paused, this.localMetrics.apply(stats.topic()));
+	}
+
+	private static ActionResult done(String action, String topic, @Nullable String id, @Nullable Long count,
+			String message) {
+		return new ActionResult(action, topic, id, count, message, Map.of());
+	}
+
+	private static String id(JobRequest request) {
+		if (request.id() == null || request.id().isEmpty()) {
+			throw new IllegalArgumentException("id must name a job");
+		}
+		return request.id();
+	}
+
+	private static void checkPage(int offset, int limit) {
+		if (offset < 0 || limit < 1 || limit > MAX_PAGE_SIZE) {
+			throw new IllegalArgumentException(
+					"offset must not be negative and limit must be from 1 to " + MAX_PAGE_SIZE);
+		}
+	}
+
+	private static Duration parseDelay(String delay) {
+		try {
+			return DurationStyle.detectAndParse(delay);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("delay must be a duration such as 90s, 5m or PT5M, was \"" + delay
+					+ "\"");
+		}
+	}
+
+	private static Instant parseInstant(String at) {
+		try {
+			return Instant.parse(at);
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalArgumentException(
+					"at must be an ISO-8601 instant such as 2030-01-01T09:00:00Z, was \"" + at + "\"");
+		}
+	}
+
+	private static ProblemDetail problem(HttpStatus status, @Nullable String detail) {
+		return ProblemDetail.forStatusAndDetail(status, (detail != null) ? detail : status.getReasonPhrase());
+	}
+
+	/**
+	 * Reads Spring Security's CSRF token of the request, kept apart so that nothing loads Spring Security's classes
+	 * when they are missing.
+	 */
+	private static final class SpringSecurityCsrf {
+
+		static @Nullable Csrf of(HttpServletRequest request) {
+			Object attribute = request
+				.getAttribute(org.springframework.security.web.csrf.CsrfToken.class.getName());
+			if (attribute instanceof org.springframework.security.web.csrf.CsrfToken token) {
+				return new Csrf(token.getHeaderName(), token.getToken());
+			}
+			return null;
+		}
+
+	}
+
+}

@@ -1,0 +1,151 @@
+package io.github.delayqueue.console;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.ResultActions;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.hamcrest.Matchers.containsString;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * The console with writes enabled, at a path of its own, in an application without Spring Security: each action
+ * does what it says and reports it, and a write that does not come from the console's page is refused.
+ */
+@SpringBootTest(classes = ConsoleTestApplication.class,
+		properties = { "delay-queue.console.enabled=true", "delay-queue.console.writes-enabled=true",
+				"delay-queue.console.path=/ops/queues", ConsoleIntegrationTestSupport.WITHOUT_SPRING_SECURITY })
+class ConsoleWritesIntegrationTests extends ConsoleIntegrationTestSupport {
+
+	private static final String API = "/ops/queues/api/topics/";
+
+	@Autowired
+	private WebApplicationContext context;
+
+	private MockMvc mvc;
+
+	@BeforeEach
+	void mockMvc() {
+		this.mvc = MockMvcBuilders.webAppContextSetup(this.context).build();
+	}
+
+	@Test
+	void sessionSaysWritesAreEnabled() throws Exception {
+		this.mvc.perform(get("/ops/queues/api/session")).andExpect(jsonPath("$.writesEnabled").value(true));
+		this.mvc.perform(get("/delay-queue/api/session")).andExpect(status().isNotFound());
+	}
+
+	@Test
+	void replayOneSelectedAndAllThenPurge() throws Exception {
+		String topic = "console-replay";
+		deadLetters(topic, "a", "{}", "b", "{}", "c", "{}", "d", "{}", "e", "{}");
+
+		write(topic, "/job/replay", "{\"id\":\"a\"}").andExpect(status().isOk())
+			.andExpect(jsonPath("$.message").value("Replayed dead letter a: it is ready to run again"));
+		assertThat(state(topic, "a")).isEqualTo(JobState.READY);
+
+		write(topic, "/dead-letters/replay", "{\"ids\":[\"b\",\"c\",\"a\"]}").andExpect(status().isOk())
+			.andExpect(jsonPath("$.count").value(2))
+			.andExpect(jsonPath("$.refused.a").value(containsString("is not DEAD")))
+			.andExpect(jsonPath("$.message").value("Replayed 2 of 3 selected dead letters; 1 could not be replayed"));
+		assertThat(state(topic, "b")).isEqualTo(JobState.READY);
+		assertThat(state(topic, "c")).isEqualTo(JobState.READY);
+
+		deadLetters(topic + "-2", "x", "{}", "y", "{}");
+		write(topic + "-2", "/dead-letters/replay-all", "").andExpect(jsonPath("$.count").value(2));
+		assertThat(state(topic + "-2", "x")).isEqualTo(JobState.READY);
+
+		write(topic, "/dead-letters/purge", "").andExpect(jsonPath("$.count").value(2))
+			.andExpect(jsonPath("$.message").value("Purged 2 dead letters of topic " + topic));
+		assertThat(this.queue.find(topic, "d")).isEmpty();
+		assertThat(this.queue.find(topic, "e")).isEmpty();
+	}
+
+	@Test
+	void runNowRescheduleAndCancelAJob() throws Exception {
+		String topic = "console-jobs";
+		this.queue.add(Job.builder(topic).id("j/1").payload("{}").delay(Duration.ofHours(1)).build());
+
+		write(topic, "/job/reschedule", "{\"id\":\"j/1\",\"delay\":\"2h\"}").andExpect(status().isOk())
+			.andExpect(jsonPath("$.message").value(containsString("Job j/1 is now due at")));
+		assertThat(this.queue.find(topic, "j/1").orElseThrow().dueAt())
+			.isCloseTo(Instant.now().plus(Duration.ofHours(2)), within(Duration.ofMinutes(1)));
+		write(topic, "/job/reschedule", "{\"id\":\"j/1\",\"at\":\"2040-01-01T09:00:00Z\"}").andExpect(status().isOk());
+		assertThat(this.queue.find(topic, "j/1").orElseThrow().dueAt()).isEqualTo("2040-01-01T09:00:00Z");
+		write(topic, "/job/reschedule", "{\"id\":\"j/1\",\"delay\":\"soon\"}").andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value(containsString("delay must be a duration")));
+
+		write(topic, "/job/run-now", "{\"id\":\"j/1\"}").andExpect(jsonPath("$.message").value("Job j/1 is due now"));
+		assertThat(state(topic, "j/1")).isEqualTo(JobState.READY);
+		write(topic, "/job/run-now", "{\"id\":\"j/1\"}").andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value(containsString("only a DELAYED job can be run now")));
+
+		write(topic, "/job/cancel", "{\"id\":\"j/1\"}").andExpect(jsonPath("$.message").value("Cancelled job j/1"));
+		assertThat(this.queue.find(topic, "j/1")).isEmpty();
+		write(topic, "/job/cancel", "{\"id\":\"j/1\"}").andExpect(status().isNotFound());
+	}
+
+	@Test
+	void pauseIsAnsweredWith501UntilTheQueueOffersIt() throws Exception {
+		write("console-pause", "/pause", "").andExpect(status().isNotImplemented())
+			.andExpect(jsonPath("$.feature").value("PAUSE"))
+			.andExpect(jsonPath("$.detail").value(containsString("Pausing a topic is not available")));
+	}
+
+	@Test
+	void writesThatDoNotComeFromTheConsolesPageAreRefused() throws Exception {
+		String topic = "console-guard";
+		deadLetters(topic, "g", "{}");
+		MockHttpServletRequestBuilder replay = post(API + topic + "/dead-letters/replay-all");
+
+		this.mvc.perform(replay).andExpect(status().isForbidden())
+			.andExpect(jsonPath("$.detail").value(containsString("X-Delay-Queue-Console header")));
+		this.mvc.perform(replay.header("X-Delay-Queue-Console", "1").header("Sec-Fetch-Site", "cross-site"))
+			.andExpect(status().isForbidden())
+			.andExpect(jsonPath("$.detail").value("Cross-site write refused (Sec-Fetch-Site: cross-site)"));
+		this.mvc
+			.perform(post(API + topic + "/dead-letters/replay-all").header("X-Delay-Queue-Console", "1")
+				.header("Origin", "https://evil.example"))
+			.andExpect(status().isForbidden())
+			.andExpect(jsonPath("$.detail").value("Cross-origin write refused (Origin: https://evil.example)"));
+		this.mvc.perform(get(API + topic + "/dead-letters/replay-all")).andExpect(status().isMethodNotAllowed());
+		assertThat(state(topic, "g")).isEqualTo(JobState.DEAD);
+
+		this.mvc
+			.perform(post(API + topic + "/dead-letters/replay-all").header("X-Delay-Queue-Console", "1")
+				.header("Origin", "http://localhost")
+				.header("Sec-Fetch-Site", "same-origin"))
+			.andExpect(status().isOk());
+		assertThat(state(topic, "g")).isEqualTo(JobState.READY);
+	}
+
+	private ResultActions write(String topic, String action, String body) throws Exception {
+		return this.mvc.perform(post(API + topic + action).header("X-Delay-Queue-Console", "1")
+			.header("Sec-Fetch-Site", "same-origin")
+			.contentType(MediaType.APPLICATION_JSON)
+			.content(body));
+	}
+
+	private JobState state(String topic, String id) {
+		return this.queue.find(topic, id).map(JobInfo::state).orElse(null);
+	}
+
+}
