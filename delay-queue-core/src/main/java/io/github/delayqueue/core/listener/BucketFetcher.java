@@ -210,6 +210,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * {@code hz}, and no signal could bring the token sooner).
 	 */
 	private boolean claim() throws InterruptedException {
+		this.rateLimitWaitMillis = 0;
 		int room = this.roomForSignal;
 		this.roomForSignal = 0;
 		if (room == 0) {
@@ -220,7 +221,6 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			return false;
 		}
 		ClaimBatch[] batch = new ClaimBatch[1];
-		this.rateLimitWaitMillis = 0;
 		claimIn(room, (max, policy) -> {
 			batch[0] = this.queue.claim(this.topic, this.bucket, max, policy);
 			return batch[0].jobs();
