@@ -28,6 +28,7 @@ import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
+import io.github.delayqueue.core.internal.TopicControls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +75,8 @@ public class DelayQueue implements AutoCloseable {
 
 	private final DuePollers pollers;
 
+	private final TopicControls controls;
+
 	private final Duration blockingWait;
 
 	public DelayQueue(RedisConnectionFactory connectionFactory) {
@@ -90,6 +93,7 @@ public class DelayQueue implements AutoCloseable {
 		this.bucketCounts = new BucketCounts(this.redis, this.keys);
 		this.operations = new BucketOperations(this.redis);
 		this.migration = new BucketMigration(this.redis, this.operations, this.keys);
+		this.controls = new TopicControls(this.redis);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
@@ -418,7 +422,8 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public ClaimBatch claim(String topic, int bucket, int max, JobPolicy policy) {
 		ClaimResult claimed = claim(bucketAt(topic, bucket), max, policy);
-		return new ClaimBatch(claimed.jobs(), claimed.readyLeft());
+		return new ClaimBatch(claimed.jobs(), claimed.readyLeft(), claimed.paused(),
+				Duration.ofMillis(claimed.rateLimitWaitMillis()));
 	}
 
 	/**
@@ -433,8 +438,9 @@ public class DelayQueue implements AutoCloseable {
 			batch = claimBatch(bucket, asked, policy);
 			claimed.addAll(batch.jobs());
 		}
-		while (batch.jobs().size() == asked && claimed.size() < max);
-		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis());
+		while (batch.jobs().size() == asked && claimed.size() < max && !batch.heldBack());
+		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis(),
+				batch.paused(), batch.rateLimitWaitMillis());
 	}
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
@@ -594,6 +600,76 @@ public class DelayQueue implements AutoCloseable {
 			while (result[1] > 0 && result[0] > 0);
 		}
 		return purged;
+	}
+
+	/**
+	 * Pauses the topic in every instance: from the next claim on, no consumer anywhere claims its jobs, by
+	 * a listener container or by {@link #claim(String, int)}. Handlers already running finish; jobs keep
+	 * falling due and wait, ready, until {@link #resume(String) resumed}. The pause is kept in Redis (a field
+	 * in each bucket's control hash, read by the claim script), so it outlasts restarts of the applications.
+	 * Waiting consumers stay idle: a paused claim wakes no one, and a listener's fetcher waits for the resume's
+	 * signal (or its {@link DelayQueueOptions#maxWait() maximum wait}) before it looks again.
+	 */
+	public void pause(String topic) {
+		this.controls.pause(this.keys.buckets(Job.checkTopic(topic)));
+		logger.info("Paused topic \"{}\"", topic);
+	}
+
+	/**
+	 * Resumes a {@link #pause(String) paused} topic and signals each of its buckets, so that waiting consumers
+	 * wake and take the jobs that fell due meanwhile. Resuming a topic that is not paused changes nothing but
+	 * that signal.
+	 */
+	public void resume(String topic) {
+		this.controls.resume(this.keys.buckets(Job.checkTopic(topic)));
+		logger.info("Resumed topic \"{}\"", topic);
+	}
+
+	/**
+	 * Returns whether the topic is {@link #pause(String) paused}: every bucket of it (a pause that failed part
+	 * way, and threw, pauses some buckets only; pausing again pauses them all).
+	 */
+	public boolean isPaused(String topic) {
+		return this.controls.isPaused(this.keys.buckets(Job.checkTopic(topic)));
+	}
+
+	/**
+	 * Limits how many of the topic's jobs start, across every instance: in no span of {@code limit.per()} do
+	 * claims take more than {@code limit.jobs()} jobs. The claim script enforces it on the Redis clock with a
+	 * token bucket per bucket of the topic, which refills evenly and saves up at most a twentieth of its share
+	 * (at least one job), so jobs start at a steady pace rather than in bursts; a claim takes at most the
+	 * tokens there are, and a held-back consumer waits for the next token rather than poll. Over a long run,
+	 * a busy topic starts a little under the limit (the share minus the burst, plus one, per span; with 20
+	 * jobs per span or fewer per bucket, exactly the limit).
+	 * <p>
+	 * A topic of several buckets gives each bucket an equal share of the limit (the shares add up to it), so
+	 * when the jobs ready are not spread evenly over the buckets, fewer than {@code jobs} start per span; with
+	 * one bucket, the default, the limit is exact. Setting a limit replaces the previous one at once; it is kept
+	 * in Redis until {@link #removeRateLimit(String) removed}.
+	 * @throws InvalidJobException when {@code limit} is {@code null}, or allows fewer jobs than the topic has
+	 * buckets
+	 */
+	public void setRateLimit(String topic, RateLimit limit) {
+		if (limit == null) {
+			throw new InvalidJobException("rateLimit", "must not be null");
+		}
+		this.controls.setRateLimit(this.keys.buckets(Job.checkTopic(topic)), limit);
+		logger.info("Limited topic \"{}\" to {} jobs started per {}", topic, limit.jobs(), limit.per());
+	}
+
+	/**
+	 * Removes the topic's rate limit, if any: claims take as many jobs as they ask for again.
+	 */
+	public void removeRateLimit(String topic) {
+		this.controls.removeRateLimit(this.keys.buckets(Job.checkTopic(topic)));
+		logger.info("Removed the rate limit of topic \"{}\"", topic);
+	}
+
+	/**
+	 * Returns the topic's rate limit, as last {@link #setRateLimit set}, or empty when it has none.
+	 */
+	public Optional<RateLimit> rateLimit(String topic) {
+		return this.controls.rateLimit(this.keys.buckets(Job.checkTopic(topic)));
 	}
 
 	/**

@@ -84,6 +84,30 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void aPauseAndARateLimitHoldOnEveryBucketAcrossTheMasters() {
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		this.queue.pause(TOPIC);
+		this.queue.setRateLimit(TOPIC, RateLimit.of(8, Duration.ofHours(1)));
+		start((job) -> ran.add(job.id()));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			jobs.add(Job.builder(TOPIC).id("job-" + i).payload("{}").build());
+		}
+		this.queue.addAll(jobs);
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(ran::isEmpty);
+		assertThat(this.queue.isPaused(TOPIC)).isTrue();
+
+		this.queue.resume(TOPIC);
+
+		// one job an hour per bucket: at most one from each of the 8, however the ids spread over them
+		await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() >= 5);
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> ran.size() <= 8);
+		this.queue.removeRateLimit(TOPIC);
+		await().atMost(Duration.ofSeconds(30)).until(() -> ran.size() == 100);
+		assertThat(this.queue.rateLimit(TOPIC)).isEmpty();
+	}
+
+	@Test
 	void retriesDeadLettersCancelAndFindWorkOnEveryBucket() throws Exception {
 		List<String> attempts = new CopyOnWriteArrayList<>();
 		start((job) -> {

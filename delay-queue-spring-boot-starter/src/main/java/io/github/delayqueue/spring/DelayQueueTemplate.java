@@ -17,6 +17,7 @@ import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.micrometer.DefaultJobSendObservationConvention;
 import io.github.delayqueue.core.micrometer.DelayQueueObservation;
 import io.github.delayqueue.core.micrometer.JobSendContext;
@@ -399,6 +400,54 @@ public class DelayQueueTemplate {
 	 */
 	public Optional<JobInfo> find(String topic, String id) {
 		return this.queue.find(topic, id);
+	}
+
+	/**
+	 * Pauses the topic in every instance: no listener anywhere starts another of its jobs until it is
+	 * {@link #resume(String) resumed}; running jobs finish, and due jobs wait. The pause is kept in Redis, so it
+	 * outlasts restarts. See {@link DelayQueue#pause(String)}.
+	 */
+	public void pause(String topic) {
+		this.queue.pause(topic);
+	}
+
+	/**
+	 * Resumes a paused topic: waiting listeners wake at once and run the jobs that fell due meanwhile.
+	 */
+	public void resume(String topic) {
+		this.queue.resume(topic);
+	}
+
+	/**
+	 * Returns whether the topic is paused.
+	 */
+	public boolean isPaused(String topic) {
+		return this.queue.isPaused(topic);
+	}
+
+	/**
+	 * Limits how many of the topic's jobs start per span, across every instance, until changed or
+	 * {@link #removeRateLimit(String) removed}; see {@link DelayQueue#setRateLimit(String, RateLimit)}. A
+	 * listener whose topic has {@code delay-queue.topics.<topic>.rate-limit} set sets that limit again as it
+	 * starts.
+	 * @throws InvalidJobException when the limit allows fewer jobs than the topic has buckets
+	 */
+	public void setRateLimit(String topic, RateLimit limit) {
+		this.queue.setRateLimit(topic, limit);
+	}
+
+	/**
+	 * Removes the topic's rate limit, if any.
+	 */
+	public void removeRateLimit(String topic) {
+		this.queue.removeRateLimit(topic);
+	}
+
+	/**
+	 * Returns the topic's rate limit, or empty when it has none.
+	 */
+	public Optional<RateLimit> rateLimit(String topic) {
+		return this.queue.rateLimit(topic);
 	}
 
 	/**

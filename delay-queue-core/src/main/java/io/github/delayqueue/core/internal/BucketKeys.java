@@ -17,8 +17,11 @@ package io.github.delayqueue.core.internal;
  * @param leaseTokens counter handing out lease tokens
  * @param policies hash: the distinct policies (TTR, attempts, back-off) jobs were added with, numbered, so a
  * job waiting for its first claim needs no meta entry of its own
+ * @param control hash: the topic's controls as they apply to this bucket, read by every claim: whether the
+ * topic is paused, and its rate limit's share for this bucket with the tokens it has left
  * @param wakeChannel pub/sub channel telling the topic's pollers that a bucket has a new earliest due time
  */
 public record BucketKeys(String topic, int index, String jobs, String payloads, String delayed, String ready,
-		String reserved, String dead, String signal, String leaseTokens, String policies, String wakeChannel) {
+		String reserved, String dead, String signal, String leaseTokens, String policies, String control,
+		String wakeChannel) {
 }

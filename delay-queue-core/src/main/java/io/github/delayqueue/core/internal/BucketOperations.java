@@ -29,6 +29,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 @SuppressWarnings("rawtypes")
 public final class BucketOperations {
 
+	/** The claim script's "held back" while the topic is paused. */
+	private static final long PAUSED = -2;
+
 	private final ScriptRunner runner;
 
 	private final DelayQueueScripts scripts = new DelayQueueScripts();
@@ -142,7 +145,7 @@ public final class BucketOperations {
 		this.versionCheck.check();
 		RedisScript<List> script = this.scripts.claim;
 		List<String> scriptKeys = List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(), keys.dead(),
-				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed());
+				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed(), keys.control());
 		Object[] args = { Integer.toString(max), (policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
@@ -165,8 +168,9 @@ public final class BucketOperations {
 					arrivedNanos, headers(fields, 8)));
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
+		long heldBack = RedisReplies.asLong(reply.get(5));
 		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
-				RedisReplies.asLong(reply.get(4)));
+				RedisReplies.asLong(reply.get(4)), heldBack == PAUSED, Math.max(0, heldBack));
 	}
 
 	/**

@@ -13,7 +13,19 @@ import io.github.delayqueue.core.ReservedJob;
  * @param nowMicros the Redis clock when it ran, in microseconds
  * @param nextDueMillis when the bucket's next delayed job falls due, when asked for; else -1, as when there
  * is none
+ * @param paused whether the topic is paused, so that the claim took nothing
+ * @param rateLimitWaitMillis how long until the topic's rate limit lets the next job start, when it held the
+ * claim back (the claim took fewer jobs than it asked for, and more may be waiting); else 0
  */
 public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft, long nowMicros,
-		long nextDueMillis) {
+		long nextDueMillis, boolean paused, long rateLimitWaitMillis) {
+
+	/**
+	 * Returns whether the topic's pause or rate limit held the claim back: its consumer should wait (for the
+	 * next token, or a resume) rather than claim again at once.
+	 */
+	public boolean heldBack() {
+		return this.paused || this.rateLimitWaitMillis > 0;
+	}
+
 }

@@ -215,8 +215,8 @@ final class DuePoller {
 
 	/**
 	 * Hands the jobs falling due to a consumer of this instance that has room for them, which claims them
-	 * straight from the delayed set; makes those it did not take (none had room, or more are due than it
-	 * took) ready for any consumer. Returns the last of the two moves.
+	 * straight from the delayed set; makes those it did not take (none had room, more are due than it took, or
+	 * the topic's pause or rate limit held it back) ready for any consumer. Returns the last of the two moves.
 	 * <p>
 	 * Offered only when a job is known to fall due and the poller's calls succeed: a claim takes a
 	 * consumer's room before it reaches Redis, and one sent to a Cluster node that has just gone would hold
@@ -228,7 +228,8 @@ final class DuePoller {
 		if (claimed != null) {
 			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
 			leasesTaken(claimed);
-			if (claimed.readyLeft() == 0) {
+			// a claim the topic's pause or rate limit held back leaves due jobs behind without counting them
+			if (claimed.readyLeft() == 0 && !claimed.heldBack()) {
 				return new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
 						claimed.corrupt());
 			}

@@ -52,7 +52,7 @@ public final class KeyLayout {
 		String base = this.prefix + ":{" + topic + ":" + index + "}:";
 		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
 				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", base + "policies",
-				wakeChannel(topic));
+				base + "control", wakeChannel(topic));
 	}
 
 	/**

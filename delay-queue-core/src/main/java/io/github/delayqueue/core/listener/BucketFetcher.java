@@ -71,6 +71,11 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	private int roomForSignal;
 
 	/**
+	 * How long until the topic's rate limit lets the next job start, when it held the last claim back; else 0.
+	 */
+	private long rateLimitWaitMillis;
+
+	/**
 	 * Held while a claim the bucket's poller offered ({@link #claimDue}) is under way on the poller's thread,
 	 * so that a stop waits for it as for the fetcher's own claim.
 	 */
@@ -157,7 +162,10 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 						this.failing = false;
 					}
 					boolean moreReady = claim();
-					if (!moreReady && this.running) {
+					if (this.rateLimitWaitMillis > 0 && this.running) {
+						pause(Math.min(this.rateLimitWaitMillis, this.longestPauseMillis));
+					}
+					else if (!moreReady && this.running) {
 						awaitSignal();
 					}
 					if (failures > 0) {
@@ -196,9 +204,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	/**
 	 * Claims as many jobs as the container has room for, up to {@code mostPerClaim}, waiting for room for at
-	 * least one. Returns whether ready jobs are left to claim.
+	 * least one. Returns whether ready jobs are left to claim now: not when the topic's pause or rate limit held
+	 * the claim back. A paused fetcher then waits for its signal, which a resume sets; one held back by the rate
+	 * limit sleeps until the next token (on a local timer: Redis times out a blocking wait only as finely as its
+	 * {@code hz}, and no signal could bring the token sooner).
 	 */
 	private boolean claim() throws InterruptedException {
+		this.rateLimitWaitMillis = 0;
 		int room = this.roomForSignal;
 		this.roomForSignal = 0;
 		if (room == 0) {
@@ -213,7 +225,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			batch[0] = this.queue.claim(this.topic, this.bucket, max, policy);
 			return batch[0].jobs();
 		});
-		return !batch[0].jobs().isEmpty() && batch[0].readyLeft() > 0;
+		this.rateLimitWaitMillis = batch[0].rateLimitWait().toMillis();
+		return !batch[0].jobs().isEmpty() && batch[0].readyLeft() > 0 && !batch[0].paused()
+				&& this.rateLimitWaitMillis == 0;
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 
 import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.RateLimit;
 
 /**
  * Settings of a {@link DelayQueueListenerContainer}: immutable, made with {@link #builder()}.
@@ -27,6 +28,8 @@ public final class ContainerOptions {
 
 	private final JobPolicy jobPolicy;
 
+	private final RateLimit rateLimit;
+
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.prefetch = builder.prefetch;
@@ -34,6 +37,7 @@ public final class ContainerOptions {
 		this.workerExecutor = builder.workerExecutor;
 		this.observer = builder.observer;
 		this.jobPolicy = builder.jobPolicy;
+		this.rateLimit = builder.rateLimit;
 	}
 
 	public static ContainerOptions create() {
@@ -50,7 +54,8 @@ public final class ContainerOptions {
 			.shutdownTimeout(this.shutdownTimeout)
 			.workerExecutor(this.workerExecutor)
 			.observer(this.observer)
-			.jobPolicy(this.jobPolicy);
+			.jobPolicy(this.jobPolicy)
+			.rateLimit(this.rateLimit);
 	}
 
 	/**
@@ -94,6 +99,14 @@ public final class ContainerOptions {
 	}
 
 	/**
+	 * Returns the rate limit the container sets on its topic as it starts, or {@code null} to leave the
+	 * topic's limit as it is.
+	 */
+	public RateLimit rateLimit() {
+		return this.rateLimit;
+	}
+
+	/**
 	 * Builds {@link ContainerOptions}.
 	 */
 	public static final class Builder {
@@ -109,6 +122,8 @@ public final class ContainerOptions {
 		private JobObserver observer = JobObserver.NONE;
 
 		private JobPolicy jobPolicy = JobPolicy.AS_ADDED;
+
+		private RateLimit rateLimit;
 
 		private Builder() {
 		}
@@ -166,6 +181,17 @@ public final class ContainerOptions {
 		 */
 		public Builder jobPolicy(JobPolicy jobPolicy) {
 			this.jobPolicy = (jobPolicy != null) ? jobPolicy : JobPolicy.AS_ADDED;
+			return this;
+		}
+
+		/**
+		 * Sets the rate limit the container sets on its topic as it starts, for every instance (see
+		 * {@link io.github.delayqueue.core.DelayQueue#setRateLimit}): it replaces the limit the topic had,
+		 * one set at run time included, until that is changed again. {@code null}, the default, leaves the
+		 * topic's limit as it is, so one set at run time outlasts restarts.
+		 */
+		public Builder rateLimit(RateLimit rateLimit) {
+			this.rateLimit = rateLimit;
 			return this;
 		}
 

@@ -133,6 +133,9 @@ public class DelayQueueListenerContainer {
 	protected void doStart() {
 		// refuses a topic whose recorded bucket count differs before anything is started
 		int buckets = this.queue.bucketCount(this.topic);
+		if (this.options.rateLimit() != null) {
+			this.queue.setRateLimit(this.topic, this.options.rateLimit());
+		}
 		this.queue.warmUp(this.topic);
 		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();

@@ -6,23 +6,43 @@
 --
 -- KEYS[1] jobs   KEYS[2] payloads   KEYS[3] ready   KEYS[4] reserved   KEYS[5] dead
 -- KEYS[6] signal   KEYS[7] lease token sequence (string, INCRBY)   KEYS[8] policies   KEYS[9] delayed
+-- KEYS[10] control (hash): the topic's pause, and this bucket's share of its rate limit with its tokens
 -- ARGV[1] most jobs to claim
 -- ARGV[2] ttr ms   ARGV[3] max attempts   ARGV[4..7] back-off initial ms, multiplier, max ms, jitter:
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
 --         follow it ('' keeps what the job was added with)
 -- ARGV[8] '1' to have the reply say when the next delayed job falls due (a poller claiming as jobs fall due)
 --
--- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked) },
+-- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked),
+--           held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused
+--           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked) },
 -- where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '' }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 -- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
--- it asked for (0 otherwise: it took every one there was).
+-- it asked for (0 otherwise: it took every one there was). A claim held back signals no one: its consumer waits
+-- (for a resume's signal, or the next token) rather than wake another consumer to be held back too.
 
-local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local most = tonumber(ARGV[1])
 local now = now_ms()
+
+-- The topic's controls, one HMGET: paused claims nothing; a rate limit is a token bucket of `burst` tokens, one
+-- more every `refill-us` microseconds (Redis clock), and a claim takes at most the whole tokens it holds.
+local paused, burst, refill_us, tokens, at_us =
+  unpack(redis.call('HMGET', control, 'paused', 'burst', 'refill-us', 'tokens', 'at-us'))
+local held, limited = -1, false
+if paused then
+  most, held = 0, -2
+elseif burst then
+  burst, refill_us = tonumber(burst), tonumber(refill_us)
+  local elapsed = math.max(0, clock_us - (tonumber(at_us) or clock_us))
+  tokens = math.min(burst, (tonumber(tokens) or burst) + elapsed / refill_us)
+  if math.floor(tokens) < most then
+    most, limited = math.floor(tokens), true
+  end
+end
 local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
                  bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
 
@@ -121,12 +141,23 @@ if #ids > 0 then
   if #ids == most then -- a claim that took fewer than it asked for took every job there was to claim
     left = redis.call('ZCARD', ready) + redis.call('ZCOUNT', delayed, '-inf', now)
   end
-  if left > 0 then
+  if left > 0 and not limited then
     signal_ready(signal) -- wake the next consumer: work is left
+  end
+end
+if burst and #claimed > 0 then
+  tokens = tokens - #claimed
+  redis.call('HSET', control, 'tokens', decimal(tokens), 'at-us', int(clock_us))
+end
+if limited and #ids == most then -- it took all it was allowed, and more may be waiting
+  if tokens < 1 then
+    held = math.max(1, math.ceil((1 - tokens) * refill_us / 1000))
+  elseif left > 0 then
+    signal_ready(signal) -- corrupt or stale ids took no token: tokens and work are left
   end
 end
 local next_due = -1
 if ARGV[8] == '1' then
   next_due = earliest(delayed)
 end
-return { clock_us, claimed, corrupt, left, next_due }
+return { clock_us, claimed, corrupt, left, next_due, held }

@@ -15,6 +15,7 @@ import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import org.jspecify.annotations.Nullable;
@@ -35,7 +36,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <caption>Operations</caption>
  * <tr><th>request</th><th>does</th></tr>
  * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
- * age of the oldest ready job, promotion lag, delivery lateness</td></tr>
+ * age of the oldest ready job, promotion lag, delivery lateness, whether it is paused, its rate limit</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
  * one has zero counts) with a page of its dead letters, oldest first; {@code offset} and {@code limit} page
  * them (limit at most {@value #MAX_PAGE_SIZE})</td></tr>
@@ -44,6 +45,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * letter of the topic</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"purge"}}</td><td>deletes every dead
  * letter of the topic</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"pause"}} or
+ * {@code {"action":"resume"}}</td><td>pauses or resumes the topic in every instance</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"rate-limit","limit":"100/1s"}} or
+ * {@code {"action":"remove-rate-limit"}}</td><td>sets or removes the topic's rate limit, across every
+ * instance</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}/{id}} with {@code {"action":"replay"}}</td><td>replays one dead
  * job; 404 when there is none, 400 when it is not dead</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}/{id}} with {@code {"action":"reschedule","delay":"5m"}} or
@@ -55,7 +61,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * Write operations answer with the job or the count they touched. Bad input (an invalid topic, an unknown
  * action) is answered with 400. The endpoint is reachable only when the application's
  * {@code management.endpoints.*} settings expose it. Its access is read-only by default, as exposing it must not
- * open cancel, replay and purge to whoever reaches the port: the write operations are there only with
+ * open cancel, replay, purge, pause and rate limits to whoever reaches the port: the write operations are there only with
  * {@code management.endpoint.delayqueue.access=unrestricted}, which an application should put behind its own
  * security.
  */
@@ -93,7 +99,8 @@ public class DelayQueueEndpoint {
 		for (String topic : this.topics.getTopics()) {
 			TopicStats stats = this.queue.stats(topic);
 			summaries.put(topic, new TopicSummaryDescriptor(stats.delayed(), stats.ready(), stats.reserved(),
-					stats.dead(), stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic)));
+					stats.dead(), stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic),
+					this.queue.isPaused(topic), rateLimit(topic)));
 		}
 		return new TopicsDescriptor(summaries);
 	}
@@ -113,7 +120,8 @@ public class DelayQueueEndpoint {
 			.toList();
 		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
 				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
-				stats.promotionLag(), this.lateness.apply(topic), new DeadLettersDescriptor(from, size, letters));
+				stats.promotionLag(), this.lateness.apply(topic), this.queue.isPaused(topic), rateLimit(topic),
+				new DeadLettersDescriptor(from, size, letters));
 	}
 
 	@ReadOperation
@@ -122,21 +130,49 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Replays or purges every dead letter of a topic.
-	 * @param action {@code replay} or {@code purge}
+	 * Acts on a whole topic: replays or purges every dead letter, pauses or resumes it, sets or removes its rate
+	 * limit. Answers with what the action counted, if anything, and the topic's controls as they then stand.
+	 * @param action {@code replay}, {@code purge}, {@code pause}, {@code resume}, {@code rate-limit} or
+	 * {@code remove-rate-limit}
+	 * @param limit for {@code rate-limit}: the limit, such as {@code 100/1s} (see {@link RateLimit#parse})
 	 */
 	@WriteOperation
-	public TopicActionDescriptor deadLettersAction(@Selector String topic, String action) {
+	public TopicActionDescriptor topicAction(@Selector String topic, String action, @Nullable String limit) {
 		try {
-			return switch (action) {
-				case "replay" -> new TopicActionDescriptor(topic, action, this.queue.replayAll(topic));
-				case "purge" -> new TopicActionDescriptor(topic, action, this.queue.purgeDead(topic));
-				default -> throw unknownAction(action, "replay, purge");
+			Long count = switch (action) {
+				case "replay" -> this.queue.replayAll(topic);
+				case "purge" -> this.queue.purgeDead(topic);
+				case "pause" -> control(() -> this.queue.pause(topic));
+				case "resume" -> control(() -> this.queue.resume(topic));
+				case "rate-limit" -> control(() -> this.queue.setRateLimit(topic, parseLimit(limit)));
+				case "remove-rate-limit" -> control(() -> this.queue.removeRateLimit(topic));
+				default -> throw unknownAction(action, "replay, purge, pause, resume, rate-limit, remove-rate-limit");
 			};
+			return new TopicActionDescriptor(topic, action, count, this.queue.isPaused(topic), rateLimit(topic));
 		}
 		catch (InvalidJobException ex) {
 			throw invalid(ex);
 		}
+	}
+
+	/**
+	 * Runs an action on a topic's controls, which counts nothing.
+	 */
+	private static @Nullable Long control(Runnable action) {
+		action.run();
+		return null;
+	}
+
+	private static RateLimit parseLimit(@Nullable String limit) {
+		if (limit == null) {
+			throw new InvalidEndpointRequestException("rate-limit needs a limit, such as \"limit\":\"100/1s\"",
+					"Missing rate limit");
+		}
+		return RateLimit.parse(limit);
+	}
+
+	private @Nullable String rateLimit(String topic) {
+		return this.queue.rateLimit(topic).map(RateLimit::toString).orElse(null);
 	}
 
 	/**
@@ -245,9 +281,12 @@ public class DelayQueueEndpoint {
 	 * @param oldestReadyAge how long the longest-waiting ready job has been due
 	 * @param promotionLag how long the earliest delayed job has been due without a poller moving it
 	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
+	 * @param paused whether the topic is paused in every instance
+	 * @param rateLimit the topic's rate limit, such as {@code 100/1s}, or {@code null} when it has none
 	 */
 	public record TopicSummaryDescriptor(long delayed, long ready, long reserved, long dead, Duration oldestReadyAge,
-			Duration promotionLag, @Nullable LatenessDescriptor lateness) {
+			Duration promotionLag, @Nullable LatenessDescriptor lateness, boolean paused,
+			@Nullable String rateLimit) {
 	}
 
 	/**
@@ -263,11 +302,14 @@ public class DelayQueueEndpoint {
 	 * @param oldestReadyAge how long the longest-waiting ready job has been due
 	 * @param promotionLag how long the earliest delayed job has been due without a poller moving it
 	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
+	 * @param paused whether the topic is paused in every instance
+	 * @param rateLimit the topic's rate limit, such as {@code 100/1s}, or {@code null} when it has none
 	 * @param deadLetters the page of dead letters asked for
 	 */
 	public record TopicDescriptor(String topic, int buckets, boolean polling, long delayed, long ready,
 			long reserved, long dead, Duration oldestReadyAge, Duration promotionLag,
-			@Nullable LatenessDescriptor lateness, DeadLettersDescriptor deadLetters) {
+			@Nullable LatenessDescriptor lateness, boolean paused, @Nullable String rateLimit,
+			DeadLettersDescriptor deadLetters) {
 	}
 
 	/**
@@ -358,13 +400,16 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * What a write operation on a topic's dead letters did.
+	 * What a write operation on a whole topic did, and the topic's controls after it.
 	 *
 	 * @param topic the topic
 	 * @param action the action taken
-	 * @param count dead letters it touched
+	 * @param count dead letters it touched, or {@code null} for an action on the topic's controls
+	 * @param paused whether the topic is now paused
+	 * @param rateLimit the topic's rate limit now, such as {@code 100/1s}, or {@code null} when it has none
 	 */
-	public record TopicActionDescriptor(String topic, String action, long count) {
+	public record TopicActionDescriptor(String topic, String action, @Nullable Long count, boolean paused,
+			@Nullable String rateLimit) {
 	}
 
 }

@@ -29,6 +29,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -121,6 +122,7 @@ public final class DelayQueueAutoConfiguration {
 		factory.setContainerOptions(options.build());
 		factory.setConcurrencyByTopic(byTopic(properties, DelayQueueProperties.Topic::getConcurrency));
 		factory.setJobPolicyByTopic(new TopicPropertiesJobCustomizer(properties).jobPolicyByTopic());
+		factory.setRateLimitByTopic(byTopic(properties, DelayQueueProperties.Topic::getRateLimit));
 		factory.setAutoStartup(listener.isAutoStartup());
 		if (listener.isObservationEnabled()) {
 			observationRegistry.ifUnique(factory::setObservationRegistry);
@@ -133,6 +135,12 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayListenerRegistry delayListenerRegistry(DelayListenerContainerFactory delayListenerContainerFactory) {
 		return new DelayListenerRegistry(delayListenerContainerFactory);
+	}
+
+	@Bean
+	@ConfigurationPropertiesBinding
+	static StringToRateLimitConverter delayQueueRateLimitConverter() {
+		return new StringToRateLimitConverter();
 	}
 
 	@Bean
@@ -163,11 +171,11 @@ public final class DelayQueueAutoConfiguration {
 		return JobObserver.composite(observers.orderedStream().toList());
 	}
 
-	private static Map<String, Integer> byTopic(DelayQueueProperties properties,
-			Function<DelayQueueProperties.Topic, Integer> setting) {
-		Map<String, Integer> values = new HashMap<>();
+	private static <T> Map<String, T> byTopic(DelayQueueProperties properties,
+			Function<DelayQueueProperties.Topic, T> setting) {
+		Map<String, T> values = new HashMap<>();
 		properties.getTopics().forEach((topic, settings) -> {
-			Integer value = setting.apply(settings);
+			T value = setting.apply(settings);
 			if (value != null) {
 				values.put(topic, value);
 			}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.spring.TransactionalSend;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -512,6 +513,12 @@ public class DelayQueueProperties {
 		 */
 		private Integer concurrency;
 
+		/**
+		 * Most jobs of the topic started per span across every instance, written as jobs/span such as 100/1s,
+		 * 20/500ms or 5/1m. Set on the topic in Redis as its listener starts, replacing a limit set at run time.
+		 */
+		private RateLimit rateLimit;
+
 		private final BackOff backOff = new BackOff();
 
 		public Integer getBuckets() {
@@ -544,6 +551,14 @@ public class DelayQueueProperties {
 
 		public void setConcurrency(Integer concurrency) {
 			this.concurrency = concurrency;
+		}
+
+		public RateLimit getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(RateLimit rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 		public BackOff getBackOff() {

@@ -6,6 +6,7 @@ import java.util.Objects;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.core.micrometer.JobObservationConvention;
@@ -31,6 +32,8 @@ public class DelayListenerContainerFactory {
 	private Map<String, Integer> concurrencyByTopic = Map.of();
 
 	private Map<String, JobPolicy> jobPolicyByTopic = Map.of();
+
+	private Map<String, RateLimit> rateLimitByTopic = Map.of();
 
 	private boolean autoStartup = true;
 
@@ -63,6 +66,14 @@ public class DelayListenerContainerFactory {
 	 */
 	public void setJobPolicyByTopic(Map<String, JobPolicy> jobPolicyByTopic) {
 		this.jobPolicyByTopic = Map.copyOf(jobPolicyByTopic);
+	}
+
+	/**
+	 * Sets the rate limit of individual topics, which each topic's container sets in Redis as it starts (see
+	 * {@link ContainerOptions.Builder#rateLimit(RateLimit)}).
+	 */
+	public void setRateLimitByTopic(Map<String, RateLimit> rateLimitByTopic) {
+		this.rateLimitByTopic = Map.copyOf(rateLimitByTopic);
 	}
 
 	/**
@@ -103,6 +114,10 @@ public class DelayListenerContainerFactory {
 	 */
 	public ContainerOptions containerOptions(DelayListenerEndpoint endpoint) {
 		ContainerOptions.Builder options = this.containerOptions.mutate().jobPolicy(jobPolicy(endpoint));
+		RateLimit rateLimit = this.rateLimitByTopic.get(endpoint.topic());
+		if (rateLimit != null) {
+			options.rateLimit(rateLimit);
+		}
 		Integer concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency()
 				: this.concurrencyByTopic.get(endpoint.topic());
 		if (concurrency != null) {

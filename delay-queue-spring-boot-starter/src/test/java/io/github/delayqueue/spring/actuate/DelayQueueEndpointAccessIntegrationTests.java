@@ -73,6 +73,8 @@ class DelayQueueEndpointAccessIntegrationTests {
 
 		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "replay"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "purge"))).isEqualTo(405);
+		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "pause"))).isEqualTo(405);
+		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "rate-limit", "limit", "1/1s"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded/dead", Map.of("action", "replay"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded/later", Map.of("action", "reschedule", "delay", "1s")))
 			.isEqualTo(405);
@@ -81,6 +83,8 @@ class DelayQueueEndpointAccessIntegrationTests {
 		assertThat(this.queue.find("guarded", "dead")).get().extracting(JobInfo::state).isEqualTo(JobState.DEAD);
 		assertThat(this.queue.find("guarded", "later")).contains(laterBefore);
 		assertThat(this.queue.stats("guarded").dead()).isEqualTo(1);
+		assertThat(this.queue.isPaused("guarded")).isFalse();
+		assertThat(this.queue.rateLimit("guarded")).isEmpty();
 		this.queue.cancel("guarded", "dead");
 		this.queue.cancel("guarded", "later");
 	}

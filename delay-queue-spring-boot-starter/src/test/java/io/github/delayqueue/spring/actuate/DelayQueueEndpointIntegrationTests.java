@@ -39,15 +39,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@code delayqueue} endpoint and the {@code delayQueue} health over HTTP in a running application: the
  * read operations show topics, a topic with its dead letters and a job; the write operations, opened with
- * {@code management.endpoint.delayqueue.access=unrestricted}, replay, reschedule, cancel and purge, answering 404
- * and 400 where they should.
+ * {@code management.endpoint.delayqueue.access=unrestricted}, replay, reschedule, cancel, purge, pause, resume and
+ * set rate limits, answering 404 and 400 where they should.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=delayqueue,health",
 				"management.endpoint.delayqueue.access=unrestricted",
 				"management.endpoint.health.show-details=always", "delay-queue.listener.shutdown-timeout=1s",
-				"delay-queue.topics.configured.buckets=2" })
+				"delay-queue.topics.configured.buckets=2", "delay-queue.topics.throttled.rate-limit=50/1s" })
 @DirtiesContext
 class DelayQueueEndpointIntegrationTests {
 
@@ -65,6 +65,9 @@ class DelayQueueEndpointIntegrationTests {
 
 	@Autowired
 	private DelayQueue queue;
+
+	@Autowired
+	private Listeners listeners;
 
 	private RestClient http;
 
@@ -189,6 +192,44 @@ class DelayQueueEndpointIntegrationTests {
 	}
 
 	@Test
+	void pausesAndResumesATopicAndSetsAndRemovesItsRateLimit() {
+		assertThat(exchange(HttpMethod.GET, "/throttled", null).body().get("rateLimit").asString())
+			.as("the limit the configuration set as the listener started")
+			.isEqualTo("50/1s");
+
+		Response paused = exchange(HttpMethod.POST, "", Map.of("action", "pause"), "/throttled");
+		assertThat(paused.status()).isEqualTo(200);
+		assertThat(paused.body().get("paused").asBoolean()).isTrue();
+		assertThat(paused.body().get("count").isNull()).isTrue();
+		assertThat(exchange(HttpMethod.GET, "", null).body().get("topics").get("throttled").get("paused").asBoolean())
+			.isTrue();
+		String waiting = this.template.send("throttled", "x", Duration.ZERO);
+		awaitState("throttled", waiting, JobState.READY);
+		await().during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(5))
+			.until(() -> !this.listeners.throttled.contains(waiting));
+
+		Response resumed = exchange(HttpMethod.POST, "", Map.of("action", "resume"), "/throttled");
+		assertThat(resumed.body().get("paused").asBoolean()).isFalse();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.listeners.throttled.contains(waiting));
+
+		Response limited = exchange(HttpMethod.POST, "", Map.of("action", "rate-limit", "limit", "10/1s"), "/throttled");
+		assertThat(limited.status()).isEqualTo(200);
+		assertThat(limited.body().get("rateLimit").asString()).isEqualTo("10/1s");
+		assertThat(this.template.rateLimit("throttled")).hasValueSatisfying((limit) -> assertThat(limit.jobs()).isEqualTo(10));
+		assertThat(exchange(HttpMethod.GET, "/throttled", null).body().get("rateLimit").asString()).isEqualTo("10/1s");
+		assertThat(exchange(HttpMethod.POST, "", Map.of("action", "rate-limit", "limit", "fast"), "/throttled").status())
+			.isEqualTo(400);
+		assertThat(exchange(HttpMethod.POST, "", Map.of("action", "rate-limit"), "/throttled").status()).isEqualTo(400);
+		assertThat(exchange(HttpMethod.POST, "", Map.of("action", "rate-limit", "limit", "1/1s"), "/configured").status())
+			.as("a limit smaller than the topic's 2 buckets")
+			.isEqualTo(400);
+
+		Response removed = exchange(HttpMethod.POST, "", Map.of("action", "remove-rate-limit"), "/throttled");
+		assertThat(removed.body().get("rateLimit").isNull()).isTrue();
+		assertThat(this.template.rateLimit("throttled")).isEmpty();
+	}
+
+	@Test
 	void healthShowsTheQueue() {
 		String later = this.template.send("emails", "later", Duration.ofHours(1));
 		RestClient health = RestClient.create("http://localhost:" + this.port + "/actuator/health");
@@ -230,6 +271,13 @@ class DelayQueueEndpointIntegrationTests {
 	static class Listeners {
 
 		private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+
+		private final Set<String> throttled = ConcurrentHashMap.newKeySet();
+
+		@DelayListener(topic = "throttled")
+		void onThrottled(String payload, io.github.delayqueue.spring.JobContext context) {
+			this.throttled.add(context.id());
+		}
 
 		@DelayListener(topic = "emails", maxAttempts = "1")
 		void onEmail(String payload, io.github.delayqueue.spring.JobContext context) {

@@ -15,6 +15,7 @@ import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.micrometer.DefaultJobObservationConvention;
@@ -133,7 +134,7 @@ class DelayQueueAutoConfigurationTests {
 				"delay-queue.dead-letters.max-count=10", "delay-queue.topics.hot.buckets=8",
 				"delay-queue.topics.hot.concurrency=16", "delay-queue.topics.hot.ttr=2m",
 				"delay-queue.topics.hot.max-attempts=7", "delay-queue.topics.hot.back-off.initial=5s",
-				"delay-queue.topics[orders.v2].ttr=90s")
+				"delay-queue.topics.hot.rate-limit=100/1s", "delay-queue.topics[orders.v2].ttr=90s")
 			.run((context) -> {
 				DelayQueueOptions options = context.getBean(DelayQueue.class).options();
 				assertThat(options.keyPrefix()).isEqualTo(prefix);
@@ -155,6 +156,9 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(factory.containerOptions(endpoint("hot")).prefetch()).isEqualTo(20);
 				assertThat(factory.containerOptions(endpoint("cold")).shutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(factory.isAutoStartup(endpoint("cold"))).isFalse();
+				assertThat(factory.containerOptions(endpoint("hot")).rateLimit())
+					.isEqualTo(RateLimit.of(100, Duration.ofSeconds(1)));
+				assertThat(factory.containerOptions(endpoint("cold")).rateLimit()).isNull();
 
 				DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
 				assertThat(template.find("hot", template.send("hot", "x", Duration.ofHours(1))))
@@ -176,6 +180,15 @@ class DelayQueueAutoConfigurationTests {
 	void invalidPropertyFailsStartup() {
 		this.contextRunner.withPropertyValues("delay-queue.buckets=0")
 			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("buckets"));
+	}
+
+	@Test
+	void invalidRateLimitFailsStartupNamingWhatIsWrong() {
+		this.contextRunner.withPropertyValues("delay-queue.topics.hot.rate-limit=100 per second")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Failed to bind properties under 'delay-queue.topics.hot.rate-limit'")
+				.rootCause()
+				.hasMessageContaining("rateLimit: must read jobs/per, such as 100/1s"));
 	}
 
 	@Test
