@@ -15,6 +15,11 @@ public final class ContainerOptions {
 
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
+	public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+
+	/** How many heartbeat intervals a container's heartbeat lasts unless renewed. */
+	public static final int HEARTBEAT_EXPIRY_INTERVALS = 3;
+
 	private final int concurrency;
 
 	private final Integer prefetch;
@@ -27,6 +32,10 @@ public final class ContainerOptions {
 
 	private final JobPolicy jobPolicy;
 
+	private final Duration heartbeatInterval;
+
+	private final String containerId;
+
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.prefetch = builder.prefetch;
@@ -34,6 +43,8 @@ public final class ContainerOptions {
 		this.workerExecutor = builder.workerExecutor;
 		this.observer = builder.observer;
 		this.jobPolicy = builder.jobPolicy;
+		this.heartbeatInterval = builder.heartbeatInterval;
+		this.containerId = builder.containerId;
 	}
 
 	public static ContainerOptions create() {
@@ -50,7 +61,9 @@ public final class ContainerOptions {
 			.shutdownTimeout(this.shutdownTimeout)
 			.workerExecutor(this.workerExecutor)
 			.observer(this.observer)
-			.jobPolicy(this.jobPolicy);
+			.jobPolicy(this.jobPolicy)
+			.heartbeatInterval(this.heartbeatInterval)
+			.containerId(this.containerId);
 	}
 
 	/**
@@ -94,6 +107,21 @@ public final class ContainerOptions {
 	}
 
 	/**
+	 * Returns how often the container writes its heartbeat, which lasts {@value #HEARTBEAT_EXPIRY_INTERVALS} times
+	 * as long.
+	 */
+	public Duration heartbeatInterval() {
+		return this.heartbeatInterval;
+	}
+
+	/**
+	 * Returns the container's id in its heartbeat, or {@code null} for one made of its topic and a number.
+	 */
+	public String containerId() {
+		return this.containerId;
+	}
+
+	/**
 	 * Builds {@link ContainerOptions}.
 	 */
 	public static final class Builder {
@@ -109,6 +137,10 @@ public final class ContainerOptions {
 		private JobObserver observer = JobObserver.NONE;
 
 		private JobPolicy jobPolicy = JobPolicy.AS_ADDED;
+
+		private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+
+		private String containerId;
 
 		private Builder() {
 		}
@@ -166,6 +198,33 @@ public final class ContainerOptions {
 		 */
 		public Builder jobPolicy(JobPolicy jobPolicy) {
 			this.jobPolicy = (jobPolicy != null) ? jobPolicy : JobPolicy.AS_ADDED;
+			return this;
+		}
+
+		/**
+		 * Sets how often the container writes its heartbeat, listing it among the topic's live consumers
+		 * ({@link io.github.delayqueue.core.DelayQueue#consumers(String)}) until
+		 * {@value #HEARTBEAT_EXPIRY_INTERVALS} times as long after the last one: a shorter interval shows a dead
+		 * instance sooner, for one small write per interval and container.
+		 */
+		public Builder heartbeatInterval(Duration heartbeatInterval) {
+			if (heartbeatInterval == null || heartbeatInterval.toMillis() < 1) {
+				throw new IllegalArgumentException("heartbeatInterval: must be at least 1 ms, was " + heartbeatInterval);
+			}
+			this.heartbeatInterval = heartbeatInterval;
+			return this;
+		}
+
+		/**
+		 * Sets the container's id in its heartbeat, unique among the containers of its application instance,
+		 * such as its listener's id; {@code null} (the default) for its topic and a number.
+		 */
+		public Builder containerId(String containerId) {
+			if (containerId != null && (containerId.isEmpty() || containerId.contains("|"))) {
+				throw new IllegalArgumentException("containerId: must be non-empty without '|', was \"" + containerId
+						+ "\"");
+			}
+			this.containerId = containerId;
 			return this;
 		}
 
