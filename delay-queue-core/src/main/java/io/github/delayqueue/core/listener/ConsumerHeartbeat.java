@@ -141,9 +141,9 @@ final class ConsumerHeartbeat implements Runnable {
 		catch (RuntimeException ex) {
 			if (!this.failing) {
 				this.failing = true;
-				logger.warn("Could not write the heartbeat of the listener of topic \"{}\"; trying again every {} "
-						+ "(it is listed as a consumer for {} after the last one written): {}", this.topic, this.interval,
-						expiry(), ex.toString());
+				logger.warn("Could not write the heartbeat of the listener of topic \"{}\"; trying again every {} (the "
+						+ "listener drops out of the topic's consumers {} after its last heartbeat): {}", this.topic,
+						this.interval, expiry(), ex.toString());
 			}
 			else {
 				logger.debug("Could not write the heartbeat of the listener of topic \"{}\"", this.topic, ex);
