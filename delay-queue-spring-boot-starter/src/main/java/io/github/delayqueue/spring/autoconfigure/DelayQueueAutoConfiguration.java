@@ -88,6 +88,7 @@ public final class DelayQueueAutoConfiguration {
 			.concurrency(listener.getConcurrency())
 			.prefetch(listener.getPrefetch())
 			.shutdownTimeout(listener.getShutdownTimeout())
+			.heartbeatInterval(listener.getHeartbeatInterval())
 			.observer(composite(observers));
 		if (Threading.VIRTUAL.isActive(environment)) {
 			options.workerExecutor(virtualThreads());
@@ -132,6 +133,7 @@ public final class DelayQueueAutoConfiguration {
 			.maxWait(properties.getMaxWait())
 			.deadLetterRetention(properties.getDeadLetters().getRetention())
 			.deadLetterMaxCount(properties.getDeadLetters().getMaxCount())
+			.instanceId(properties.getInstanceId())
 			.build();
 	}
 

@@ -102,7 +102,9 @@ public class DelayListenerContainerFactory {
 	 * Returns the options of the endpoint's container.
 	 */
 	public ContainerOptions containerOptions(DelayListenerEndpoint endpoint) {
-		ContainerOptions.Builder options = this.containerOptions.mutate().jobPolicy(jobPolicy(endpoint));
+		ContainerOptions.Builder options = this.containerOptions.mutate()
+			.jobPolicy(jobPolicy(endpoint))
+			.containerId(endpoint.id());
 		Integer concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency()
 				: this.concurrencyByTopic.get(endpoint.topic());
 		if (concurrency != null) {
