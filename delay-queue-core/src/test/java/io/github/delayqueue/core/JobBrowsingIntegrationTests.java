@@ -2,12 +2,14 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -72,7 +74,7 @@ class JobBrowsingIntegrationTests {
 		assertPagedInOrder(JobState.DELAYED, (info) -> info.dueAt());
 		JobPage.Entry first = this.queue.jobs(TOPIC, JobState.DELAYED, 0, 1).jobs().get(0);
 		assertThat(first.id()).isEqualTo("d-0");
-		assertThat(first.dueAt()).isEqualTo(base.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+		assertThat(first.dueAt()).isEqualTo(base.truncatedTo(ChronoUnit.MILLIS));
 		assertThat(first.payloadPreview()).isEqualTo("{\"n\":0}");
 		assertThat(first.payloadBytes()).isEqualTo(7);
 		assertThat(first.attempts()).isZero();
@@ -134,6 +136,16 @@ class JobBrowsingIntegrationTests {
 	}
 
 	@Test
+	void knownTopicsAreThoseWithARecordedBucketCountOrHeartbeats() {
+		this.queue.add(Job.builder(TOPIC).payload("{}").delay(Duration.ofHours(1)).build());
+		this.queue.stats("counted");
+		this.queue.heartbeat(new ConsumerInfo("heard", "instance", "container", 1, 0, 0, 0, 0, false, Instant.now(), null,
+				null, null), Duration.ofMinutes(1));
+
+		assertThat(this.queue.knownTopics()).containsExactly("browse", "counted", "heard");
+	}
+
+	@Test
 	void replayingASelectionReplaysExactlyTheDeadLettersAmongIt() {
 		List<String> dead = new ArrayList<>();
 		for (int i = 0; i < 12; i++) {
@@ -166,7 +178,7 @@ class JobBrowsingIntegrationTests {
 	 * order of the given time and then of id, from every bucket, and that reading them changed nothing. Returns
 	 * them all.
 	 */
-	private List<JobPage.Entry> assertPagedInOrder(JobState state, java.util.function.Function<JobInfo, Instant> time) {
+	private List<JobPage.Entry> assertPagedInOrder(JobState state, Function<JobInfo, Instant> time) {
 		TopicStats before = this.queue.stats(TOPIC);
 		List<String> expected = IntStream.range(0, 4)
 			.mapToObj((bucket) -> this.redis.opsForZSet().range(this.prefix + ":{" + TOPIC + ":" + bucket + "}:"
