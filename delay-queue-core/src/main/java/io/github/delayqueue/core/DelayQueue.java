@@ -5,10 +5,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -25,6 +31,7 @@ import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
 import io.github.delayqueue.core.internal.HeaderBlocks;
 import io.github.delayqueue.core.internal.DuePollers;
+import io.github.delayqueue.core.internal.HeartbeatLines;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
@@ -33,8 +40,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
 
 /**
  * A Redis delay queue: jobs added to a topic fall due after their delay, are claimed by one consumer
@@ -563,7 +576,8 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Replays every dead letter the topic holds when called, each once, and returns how many were replayed. A
 	 * replayed job that dies again before the call returns stays dead; a letter that cannot be replayed (it has
-	 * no payload, or was cancelled or replayed meanwhile) is logged with the reason and left as it is.
+	 * no payload, or was cancelled or replayed meanwhile) is logged with the reason and left as it is. Letters
+	 * are replayed a page of {@link DelayQueueOptions#batchSize()} at a time, one script call per page.
 	 */
 	public long replayAll(String topic) {
 		Job.checkTopic(topic);
@@ -571,13 +585,15 @@ public class DelayQueue implements AutoCloseable {
 		for (BucketKeys bucket : this.keys.buckets(topic)) {
 			DeadLetterSnapshot letters = DeadLetterSnapshot.take(this.redis, bucket, this.options.batchSize());
 			for (List<String> page = letters.nextPage(); !page.isEmpty(); page = letters.nextPage()) {
-				for (String id : page) {
-					long code = this.operations.replay(bucket, id);
+				List<Long> codes = this.operations.replay(bucket, page);
+				for (int i = 0; i < page.size(); i++) {
+					long code = codes.get(i);
 					if (code == 1) {
 						replayed++;
 					}
 					else {
-						logger.warn("Could not replay dead job \"{}\" of topic \"{}\": {}", id, topic, refusal(code));
+						logger.warn("Could not replay dead job \"{}\" of topic \"{}\": {}", page.get(i), topic,
+								refusal(code));
 					}
 				}
 			}
@@ -600,6 +616,182 @@ public class DelayQueue implements AutoCloseable {
 			while (result[1] > 0 && result[0] > 0);
 		}
 		return purged;
+	}
+
+	// Fleet view (issue 13): live consumers, pages of jobs by state, replaying a selection
+
+	/**
+	 * Lists the live consumers of the topic: the listener containers, in every instance, whose heartbeat has
+	 * not expired, sorted by instance and container id. Heartbeats past their expiry (their container died
+	 * without removing them) are deleted as they are read.
+	 */
+	public List<ConsumerInfo> consumers(String topic) {
+		List<ConsumerInfo> consumers = new ArrayList<>(
+				this.operations.consumers(this.keys.consumers(Job.checkTopic(topic)), topic));
+		consumers.sort(Comparator.comparing(ConsumerInfo::instance).thenComparing(ConsumerInfo::containerId));
+		return consumers;
+	}
+
+	/**
+	 * Records a consumer's heartbeat, replacing its previous one: it is listed by {@link #consumers(String)}
+	 * until {@code expiry} from now (Redis clock) unless renewed or removed. Listener containers call this every
+	 * few seconds; the consumer's {@code heartbeatAt} and {@code expiresAt} are ignored and set from the Redis
+	 * clock.
+	 * @return when the heartbeat was recorded, on the Redis clock
+	 * @throws IllegalArgumentException when the expiry is shorter than 1 ms or the container id holds a {@code |}
+	 */
+	public Instant heartbeat(ConsumerInfo consumer, Duration expiry) {
+		if (expiry == null || expiry.toMillis() < 1) {
+			throw new IllegalArgumentException("expiry: must be at least 1 ms, was " + expiry);
+		}
+		if (consumer.containerId().isEmpty() || consumer.containerId().contains("|")) {
+			throw new IllegalArgumentException("containerId: must be non-empty without '|', was \""
+					+ consumer.containerId() + "\"");
+		}
+		String key = this.keys.consumers(Job.checkTopic(consumer.topic()));
+		return Instant.ofEpochMilli(this.operations.heartbeat(key, consumer, expiry));
+	}
+
+	/**
+	 * Removes a consumer's heartbeat, as its container does when it stops: it is no longer listed.
+	 */
+	public void removeHeartbeat(String topic, String instance, String containerId) {
+		this.redis.opsForHash()
+			.delete(this.keys.consumers(Job.checkTopic(topic)), HeartbeatLines.field(instance, containerId));
+	}
+
+	/**
+	 * Returns the topics Redis holds a trace of under this queue's key prefix, sorted: those whose bucket count
+	 * is recorded (every topic some queue has used) and those with live or recently expired consumer heartbeats.
+	 * Found with {@code SCAN} over the keys (on every master of a Redis Cluster), so it costs a pass over the
+	 * key space: meant for an operator's view, not for a hot path.
+	 */
+	public SortedSet<String> knownTopics() {
+		SortedSet<String> topics = new TreeSet<>();
+		for (String pattern : this.keys.topicKeyPatterns()) {
+			ScanOptions scan = ScanOptions.scanOptions().match(pattern).count(1000).build();
+			this.redis.execute((RedisCallback<Void>) (connection) -> {
+				if (connection instanceof RedisClusterConnection cluster) {
+					for (RedisClusterNode node : cluster.clusterGetNodes()) {
+						if (node.isMaster()) {
+							collectTopics(cluster.scan(node, scan), topics);
+						}
+					}
+				}
+				else {
+					collectTopics(connection.keyCommands().scan(scan), topics);
+				}
+				return null;
+			});
+		}
+		return topics;
+	}
+
+	private void collectTopics(Cursor<byte[]> keys, Set<String> topics) {
+		try (keys) {
+			keys.forEachRemaining((key) -> {
+				String topic = this.keys.topicOf(new String(key, StandardCharsets.UTF_8));
+				if (topic != null) {
+					topics.add(topic);
+				}
+			});
+		}
+	}
+
+	/**
+	 * Reads a page of the topic's jobs in one state, without changing anything: delayed and ready jobs in order
+	 * of due time, reserved ones in order of lease deadline, dead ones in order of death, over all the topic's
+	 * buckets, each entry with the start of its payload. Each bucket is read with plain commands and one
+	 * read-only script; the buckets are read one after the other, not at one instant, so a job that moves
+	 * meanwhile may be missing from the page or, rarely, on two neighbouring pages.
+	 * <p>
+	 * Every bucket's first {@code offset + limit} ids are read to merge them in order, so a page reaches at
+	 * most {@link JobPage#MAX_DEPTH} jobs deep: for further ones, find a job by id.
+	 * @throws IllegalArgumentException when the offset or limit is negative, or their sum beyond
+	 * {@link JobPage#MAX_DEPTH}
+	 */
+	public JobPage jobs(String topic, JobState state, int offset, int limit) {
+		Job.checkTopic(topic);
+		if (state == null) {
+			throw new IllegalArgumentException("state: must not be null");
+		}
+		if (offset < 0 || limit < 0) {
+			throw new IllegalArgumentException("offset and limit must not be negative, were " + offset + " and "
+					+ limit);
+		}
+		if ((long) offset + limit > JobPage.MAX_DEPTH) {
+			throw new IllegalArgumentException("offset + limit must be at most " + JobPage.MAX_DEPTH + ", was "
+					+ ((long) offset + limit) + ": pages reach only that deep into a state's jobs; find jobs beyond by id");
+		}
+		List<BucketKeys> buckets = this.keys.buckets(topic);
+		// a single bucket is read from the offset on; several are merged from each one's start
+		long from = (buckets.size() == 1) ? offset : 0;
+		long total = 0;
+		List<PageCandidate> candidates = new ArrayList<>();
+		for (BucketKeys bucket : buckets) {
+			String index = BucketOperations.index(bucket, state);
+			Long size = this.redis.opsForZSet().zCard(index);
+			total += (size != null) ? size : 0;
+			if (limit > 0 && size != null && size > from) {
+				Set<TypedTuple<String>> ids = this.redis.opsForZSet()
+					.rangeWithScores(index, from, (long) offset + limit - 1);
+				if (ids != null) {
+					ids.forEach((id) -> candidates.add(new PageCandidate(bucket, id.getValue(), id.getScore())));
+				}
+			}
+		}
+		candidates.sort(Comparator.comparingDouble(PageCandidate::score).thenComparing(PageCandidate::id));
+		int skip = (int) Math.min(candidates.size(), offset - from);
+		List<PageCandidate> page = candidates.subList(skip, Math.min(candidates.size(), skip + limit));
+		Map<BucketKeys, List<String>> idsByBucket = new LinkedHashMap<>();
+		page.forEach((candidate) -> idsByBucket.computeIfAbsent(candidate.bucket(), (bucket) -> new ArrayList<>())
+			.add(candidate.id()));
+		Map<String, JobPage.Entry> read = new HashMap<>();
+		idsByBucket.forEach((bucket, ids) -> {
+			List<JobPage.Entry> entries = this.operations.browse(bucket, state, ids);
+			for (JobPage.Entry entry : entries) {
+				if (entry != null) {
+					read.put(entry.id(), entry);
+				}
+			}
+		});
+		List<JobPage.Entry> entries = page.stream()
+			.map((candidate) -> read.get(candidate.id()))
+			.filter(Objects::nonNull)
+			.toList();
+		return new JobPage(topic, state, offset, limit, total, entries);
+	}
+
+	/**
+	 * An id read for a page, before its job is.
+	 */
+	private record PageCandidate(BucketKeys bucket, String id, double score) {
+	}
+
+	/**
+	 * Replays the dead letters among the given ids of the topic, as {@link #replay(String, String)} does each,
+	 * with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} ids, and returns how many were
+	 * replayed. Ids that are not dead letters (no such job, not dead, no payload to run) are skipped and logged;
+	 * an id given twice is replayed once.
+	 * @throws InvalidJobException before anything is replayed, when an id is invalid
+	 */
+	public long replay(String topic, Collection<String> ids) {
+		Job.checkTopic(topic);
+		List<String> distinct = ids.stream().map(Job::checkId).distinct().toList();
+		List<Boolean> replayed = inBucketBatches(distinct, (id) -> this.keys.bucketOf(topic, id),
+				this.operations::replay);
+		List<String> skipped = new ArrayList<>();
+		for (int i = 0; i < distinct.size(); i++) {
+			if (!replayed.get(i)) {
+				skipped.add(distinct.get(i));
+			}
+		}
+		if (!skipped.isEmpty()) {
+			logger.info("Replayed {} of {} selected job(s) of topic \"{}\"; skipped {} that are not dead letters: {}",
+					distinct.size() - skipped.size(), distinct.size(), topic, skipped.size(),
+					(skipped.size() <= 20) ? skipped : skipped.subList(0, 20) + " and " + (skipped.size() - 20) + " more");
+		}
+		return distinct.size() - skipped.size();
 	}
 
 	/**

@@ -55,6 +55,8 @@ public final class DelayQueueOptions {
 
 	private final JobObserver observer;
 
+	private final String instanceId;
+
 	private DelayQueueOptions(Builder builder) {
 		this.keyPrefix = builder.keyPrefix;
 		this.buckets = builder.buckets;
@@ -68,6 +70,7 @@ public final class DelayQueueOptions {
 		this.deadLetterRetention = builder.deadLetterRetention;
 		this.deadLetterMaxCount = builder.deadLetterMaxCount;
 		this.observer = builder.observer;
+		this.instanceId = (builder.instanceId != null) ? builder.instanceId : InstanceIds.DEFAULT;
 	}
 
 	public static DelayQueueOptions create() {
@@ -93,7 +96,8 @@ public final class DelayQueueOptions {
 			.maxWait(this.maxWait)
 			.deadLetterRetention(this.deadLetterRetention)
 			.deadLetterMaxCount(this.deadLetterMaxCount)
-			.observer(this.observer);
+			.observer(this.observer)
+			.instanceId(this.instanceId);
 	}
 
 	/**
@@ -161,6 +165,14 @@ public final class DelayQueueOptions {
 	}
 
 	/**
+	 * Returns the name of this application instance in the heartbeats of its listener containers (see
+	 * {@link DelayQueue#consumers(String)}): the one set, else {@code host:pid}.
+	 */
+	public String instanceId() {
+		return this.instanceId;
+	}
+
+	/**
 	 * Builds {@link DelayQueueOptions}, checking each value as it is set.
 	 */
 	public static final class Builder {
@@ -188,6 +200,8 @@ public final class DelayQueueOptions {
 		private int deadLetterMaxCount = DEFAULT_DEAD_LETTER_MAX_COUNT;
 
 		private JobObserver observer = JobObserver.NONE;
+
+		private String instanceId;
 
 		private Builder() {
 		}
@@ -279,6 +293,19 @@ public final class DelayQueueOptions {
 		 */
 		public Builder observer(JobObserver observer) {
 			this.observer = (observer != null) ? observer : JobObserver.NONE;
+			return this;
+		}
+
+		/**
+		 * Sets the name of this application instance in its listener containers' heartbeats, such as a pod's
+		 * name; {@code null} for {@code host:pid}. At most 200 characters.
+		 */
+		public Builder instanceId(String instanceId) {
+			if (instanceId != null && (instanceId.isBlank() || instanceId.length() > 200)) {
+				throw new IllegalArgumentException("instanceId: must be non-blank and at most 200 characters, was \""
+						+ instanceId + "\"");
+			}
+			this.instanceId = instanceId;
 			return this;
 		}
 

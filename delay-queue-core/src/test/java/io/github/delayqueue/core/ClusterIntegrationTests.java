@@ -108,6 +108,28 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void consumersPagesOfJobsReplayingASelectionAndKnownTopicsWorkAcrossMasters() {
+		start((job) -> {
+			throw new UnrecoverableJobException("dies at once");
+		});
+		for (int i = 0; i < 16; i++) {
+			this.queue.add(Job.builder(TOPIC).id("doomed-" + i).payload("{}").build());
+		}
+		this.queue.add(Job.builder("elsewhere").id("later").payload("{}").delay(Duration.ofHours(1)).build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.queue.stats(TOPIC).dead() == 16);
+
+		assertThat(this.queue.consumers(TOPIC)).hasSize(1);
+		JobPage page = this.queue.jobs(TOPIC, JobState.DEAD, 4, 8);
+		assertThat(page.total()).isEqualTo(16);
+		assertThat(page.jobs()).hasSize(8);
+		this.containers.forEach(DelayQueueListenerContainer::stop);
+		assertThat(this.queue.replay(TOPIC, List.of("doomed-1", "doomed-9", "no-such-job"))).isEqualTo(2);
+		assertThat(this.queue.stats(TOPIC).ready()).isEqualTo(2);
+		assertThat(this.queue.knownTopics()).containsExactly("clustered", "elsewhere");
+		assertThat(this.queue.consumers(TOPIC)).isEmpty();
+	}
+
+	@Test
 	void retriesDeadLettersCancelAndFindWorkOnEveryBucket() throws Exception {
 		List<String> attempts = new CopyOnWriteArrayList<>();
 		start((job) -> {

@@ -11,9 +11,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delayqueue.core.BackOff;
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.CorruptJobException;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
@@ -22,7 +24,8 @@ import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs the Lua scripts against one bucket and reads their replies: the only class that calls a script.
+ * Runs the Lua scripts against one bucket (or a topic's heartbeat hash) and reads their replies: the only class
+ * that calls a script.
  * Callers pass arguments already checked; the replies' codes are returned as they are for the caller to
  * turn into results or exceptions.
  */
@@ -264,8 +267,16 @@ public final class BucketOperations {
 	 * Returns 1 replayed, 0 no such job, -2 not dead, -3 no payload.
 	 */
 	public long replay(BucketKeys keys, String id) {
-		return (Long) call(this.scripts.replay,
-				List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.dead(), keys.signal()), id);
+		return replay(keys, List.of(id)).get(0);
+	}
+
+	/**
+	 * Replays dead jobs of one bucket in one script call. Returns, per id in order, what
+	 * {@link #replay(BucketKeys, String)} does.
+	 */
+	public List<Long> replay(BucketKeys keys, List<String> ids) {
+		return codes(run(this.scripts.replay,
+				List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.dead(), keys.signal()), ids.toArray()));
 	}
 
 	/**
@@ -324,6 +335,89 @@ public final class BucketOperations {
 					RedisReplies.asString(fields.get(3)), RedisReplies.asString(fields.get(4)), headers(fields, 5)));
 		}
 		return letters;
+	}
+
+	/**
+	 * Reads jobs of one state of the bucket, without changing them, for a page of them: per id in order, the
+	 * job, or {@code null} when the state's index no longer holds it.
+	 */
+	public List<JobPage.Entry> browse(BucketKeys keys, JobState state, List<String> ids) {
+		List<Object> args = new ArrayList<>(ids.size() + 2);
+		args.add(stateCode(state));
+		args.add(Integer.toString(JobPage.PREVIEW_BYTES));
+		args.addAll(ids);
+		List reply = run(this.scripts.browse, List.of(keys.jobs(), keys.payloads(), index(keys, state), keys.policies()),
+				args.toArray());
+		List<JobPage.Entry> entries = new ArrayList<>(ids.size());
+		for (int i = 0; i < ids.size(); i++) {
+			List fields = (List) reply.get(i);
+			if (fields.isEmpty()) {
+				entries.add(null);
+				continue;
+			}
+			Instant scored = Instant.ofEpochMilli(RedisReplies.asLong(fields.get(0)));
+			String lastError = RedisReplies.asString(fields.get(4));
+			entries.add(new JobPage.Entry(ids.get(i), Instant.ofEpochMilli(RedisReplies.asLong(fields.get(1))),
+					RedisReplies.asInt(fields.get(2)), RedisReplies.asInt(fields.get(3)),
+					(state == JobState.RESERVED) ? scored : null, (state == JobState.DEAD) ? scored : null,
+					(lastError == null || lastError.isEmpty()) ? null : lastError,
+					withoutCutCharacter(RedisReplies.asString(fields.get(5))), RedisReplies.asInt(fields.get(6))));
+		}
+		return entries;
+	}
+
+	/**
+	 * Returns the key of the index holding the bucket's jobs in the given state.
+	 */
+	public static String index(BucketKeys keys, JobState state) {
+		return switch (state) {
+			case DELAYED -> keys.delayed();
+			case READY -> keys.ready();
+			case RESERVED -> keys.reserved();
+			case DEAD -> keys.dead();
+		};
+	}
+
+	private static String stateCode(JobState state) {
+		return switch (state) {
+			case DELAYED -> "D";
+			case READY -> "R";
+			case RESERVED -> "L";
+			case DEAD -> "X";
+		};
+	}
+
+	/**
+	 * Drops the replacement character a preview cut inside a multi-byte character ends with.
+	 */
+	private static String withoutCutCharacter(String preview) {
+		return (preview.endsWith("\uFFFD")) ? preview.substring(0, preview.length() - 1) : preview;
+	}
+
+	/**
+	 * Records a consumer's heartbeat in its topic's heartbeat hash, until {@code expiry} from now. Returns the
+	 * Redis clock (ms) at the heartbeat.
+	 */
+	public long heartbeat(String consumersKey, ConsumerInfo consumer, Duration expiry) {
+		return (Long) call(this.scripts.heartbeat, List.of(consumersKey),
+				HeartbeatLines.field(consumer.instance(), consumer.containerId()), Long.toString(expiry.toMillis()),
+				HeartbeatLines.line(consumer, expiry));
+	}
+
+	/**
+	 * Reads the live heartbeats of a topic's heartbeat hash, deleting expired ones; heartbeats it cannot read
+	 * (written by another version) are left out.
+	 */
+	public List<ConsumerInfo> consumers(String consumersKey, String topic) {
+		List reply = run(this.scripts.consumers, List.of(consumersKey));
+		List<ConsumerInfo> consumers = new ArrayList<>(reply.size() / 2);
+		for (int i = 2; i < reply.size(); i += 2) {
+			ConsumerInfo consumer = HeartbeatLines.read(topic, RedisReplies.asString(reply.get(i)));
+			if (consumer != null) {
+				consumers.add(consumer);
+			}
+		}
+		return consumers;
 	}
 
 	/**

@@ -37,7 +37,7 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> makeDue = load("make_due");
 
-	public final RedisScript<Long> replay = load("replay", Long.class);
+	public final RedisScript<List> replay = load("replay");
 
 	public final RedisScript<List> purge = load("purge");
 
@@ -55,13 +55,20 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> forget = load("forget");
 
+	public final RedisScript<List> browse = load("browse");
+
+	public final RedisScript<Long> heartbeat = load("heartbeat", Long.class);
+
+	public final RedisScript<List> consumers = load("consumers");
+
 	/**
 	 * Every script, to load into Redis ahead of its first call.
 	 */
 	public List<RedisScript<?>> all() {
 		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
 				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
-				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue, this.payload);
+				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue, this.payload, this.browse,
+				this.heartbeat, this.consumers);
 	}
 
 	private static RedisScript<List> load(String name) {

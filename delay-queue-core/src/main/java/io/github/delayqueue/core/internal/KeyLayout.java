@@ -64,6 +64,37 @@ public final class KeyLayout {
 	}
 
 	/**
+	 * Returns the hash of the topic's consumer heartbeats: one field per listener container, its value the
+	 * heartbeat's expiry deadline and what it reports. No hash tag, like {@link #bucketCount(String)}: it is
+	 * one key, written and read on its own.
+	 */
+	public String consumers(String topic) {
+		return this.prefix + ":consumers:" + topic;
+	}
+
+	/**
+	 * Returns the pattern matching the keys of {@link #bucketCount(String)} and {@link #consumers(String)} of
+	 * every topic, for {@code SCAN}; {@link #topicOf(String)} reads a topic back from such a key.
+	 */
+	public List<String> topicKeyPatterns() {
+		return List.of(this.prefix + ":buckets:*", this.prefix + ":consumers:*");
+	}
+
+	/**
+	 * Returns the topic of a key made by {@link #bucketCount(String)} or {@link #consumers(String)}, or
+	 * {@code null} for another key.
+	 */
+	public String topicOf(String key) {
+		for (String kind : List.of(":buckets:", ":consumers:")) {
+			String start = this.prefix + kind;
+			if (key.startsWith(start) && key.length() > start.length()) {
+				return key.substring(start.length());
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * Returns the pub/sub channel on which a topic's pollers hear of new earliest due times.
 	 */
 	public String wakeChannel(String topic) {

@@ -42,6 +42,9 @@ final class Claims {
 
 	private final Map<ClaimOutcome, AtomicLong> ended;
 
+	/** When the last claim was made, ms on the Redis clock; -1 before the first. */
+	private final AtomicLong lastClaimMillis = new AtomicLong(-1);
+
 	/** Guarded by this: whether claims are still queued for workers. */
 	private boolean open = true;
 
@@ -93,6 +96,7 @@ final class Claims {
 	void admit(ReservedJob job, int bucket) {
 		Claim claim = new Claim(job, bucket);
 		this.claimed.incrementAndGet();
+		this.lastClaimMillis.accumulateAndGet(job.claimedAt().toEpochMilli(), Math::max);
 		synchronized (this) {
 			if (this.open) {
 				this.held.add(claim);
@@ -218,6 +222,13 @@ final class Claims {
 
 	int held() {
 		return this.held.size();
+	}
+
+	/**
+	 * Returns when the last job was claimed, ms on the Redis clock, or -1 when none was.
+	 */
+	long lastClaimMillis() {
+		return this.lastClaimMillis.get();
 	}
 
 }

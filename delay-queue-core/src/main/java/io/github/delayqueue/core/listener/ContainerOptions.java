@@ -16,6 +16,11 @@ public final class ContainerOptions {
 
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
+	public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+
+	/** How many heartbeat intervals a container's heartbeat lasts unless renewed. */
+	public static final int HEARTBEAT_EXPIRY_INTERVALS = 3;
+
 	private final int concurrency;
 
 	private final Integer prefetch;
@@ -30,6 +35,10 @@ public final class ContainerOptions {
 
 	private final RateLimit rateLimit;
 
+	private final Duration heartbeatInterval;
+
+	private final String containerId;
+
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.prefetch = builder.prefetch;
@@ -38,6 +47,8 @@ public final class ContainerOptions {
 		this.observer = builder.observer;
 		this.jobPolicy = builder.jobPolicy;
 		this.rateLimit = builder.rateLimit;
+		this.heartbeatInterval = builder.heartbeatInterval;
+		this.containerId = builder.containerId;
 	}
 
 	public static ContainerOptions create() {
@@ -55,7 +66,9 @@ public final class ContainerOptions {
 			.workerExecutor(this.workerExecutor)
 			.observer(this.observer)
 			.jobPolicy(this.jobPolicy)
-			.rateLimit(this.rateLimit);
+			.rateLimit(this.rateLimit)
+			.heartbeatInterval(this.heartbeatInterval)
+			.containerId(this.containerId);
 	}
 
 	/**
@@ -107,6 +120,21 @@ public final class ContainerOptions {
 	}
 
 	/**
+	 * Returns how often the container writes its heartbeat, which lasts {@value #HEARTBEAT_EXPIRY_INTERVALS} times
+	 * as long.
+	 */
+	public Duration heartbeatInterval() {
+		return this.heartbeatInterval;
+	}
+
+	/**
+	 * Returns the container's id in its heartbeat, or {@code null} for one made of its topic and a number.
+	 */
+	public String containerId() {
+		return this.containerId;
+	}
+
+	/**
 	 * Builds {@link ContainerOptions}.
 	 */
 	public static final class Builder {
@@ -124,6 +152,10 @@ public final class ContainerOptions {
 		private JobPolicy jobPolicy = JobPolicy.AS_ADDED;
 
 		private RateLimit rateLimit;
+
+		private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+
+		private String containerId;
 
 		private Builder() {
 		}
@@ -192,6 +224,33 @@ public final class ContainerOptions {
 		 */
 		public Builder rateLimit(RateLimit rateLimit) {
 			this.rateLimit = rateLimit;
+			return this;
+		}
+
+		/**
+		 * Sets how often the container writes its heartbeat, listing it among the topic's live consumers
+		 * ({@link io.github.delayqueue.core.DelayQueue#consumers(String)}) until
+		 * {@value #HEARTBEAT_EXPIRY_INTERVALS} times as long after the last one: a shorter interval shows a dead
+		 * instance sooner, for one small write per interval and container.
+		 */
+		public Builder heartbeatInterval(Duration heartbeatInterval) {
+			if (heartbeatInterval == null || heartbeatInterval.toMillis() < 1) {
+				throw new IllegalArgumentException("heartbeatInterval: must be at least 1 ms, was " + heartbeatInterval);
+			}
+			this.heartbeatInterval = heartbeatInterval;
+			return this;
+		}
+
+		/**
+		 * Sets the container's id in its heartbeat, unique among the containers of its application instance,
+		 * such as its listener's id; {@code null} (the default) for its topic and a number.
+		 */
+		public Builder containerId(String containerId) {
+			if (containerId != null && (containerId.isEmpty() || containerId.contains("|"))) {
+				throw new IllegalArgumentException("containerId: must be non-empty without '|', was \"" + containerId
+						+ "\"");
+			}
+			this.containerId = containerId;
 			return this;
 		}
 

@@ -47,6 +47,9 @@ public class DelayQueueListenerContainer {
 	 */
 	private static final long FETCHER_END_WAIT_MILLIS = 1000;
 
+	/** Numbers the containers of this JVM that have no id of their own. */
+	private static final AtomicLong containerNumbers = new AtomicLong();
+
 	private final DelayQueue queue;
 
 	private final String topic;
@@ -54,6 +57,8 @@ public class DelayQueueListenerContainer {
 	private final JobHandler handler;
 
 	private final ContainerOptions options;
+
+	private final String containerId;
 
 	private final ReentrantLock lifecycleLock = new ReentrantLock();
 
@@ -73,11 +78,15 @@ public class DelayQueueListenerContainer {
 
 	private ExecutorService ownWorkers;
 
+	private ConsumerHeartbeat heartbeat;
+
 	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
 		this.queue = queue;
 		this.topic = Job.checkTopic(topic);
 		this.handler = handler;
 		this.options = options;
+		this.containerId = (options.containerId() != null) ? options.containerId()
+				: this.topic + "#" + containerNumbers.incrementAndGet();
 	}
 
 	public String getTopic() {
@@ -86,6 +95,13 @@ public class DelayQueueListenerContainer {
 
 	public ContainerOptions getContainerOptions() {
 		return this.options;
+	}
+
+	/**
+	 * Returns the container's id in its heartbeat: the one its options set, else its topic and a number.
+	 */
+	public String getContainerId() {
+		return this.containerId;
 	}
 
 	public boolean isRunning() {
@@ -179,6 +195,10 @@ public class DelayQueueListenerContainer {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
 		this.running = true;
+		// the pause of issue 13 reports through the last argument once the container can be paused
+		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,
+				this.options.heartbeatInterval(), this::claimCounts, claims::lastClaimMillis, () -> this.queue.isPaused(this.topic));
+		this.heartbeat.start();
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
 	}
 
@@ -221,6 +241,8 @@ public class DelayQueueListenerContainer {
 					+ "again when their lease expires", this.topic, claims.held());
 		}
 		interrupted |= !awaitWorkers();
+		// the heartbeat lasts while handlers finish, and goes once nothing of the container is left running
+		interrupted |= !this.heartbeat.stop();
 		this.queue.stopPolling(this.topic);
 		if (interrupted) {
 			Thread.currentThread().interrupt();

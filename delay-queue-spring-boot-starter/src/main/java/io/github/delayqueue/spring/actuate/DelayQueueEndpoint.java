@@ -4,15 +4,18 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.RateLimit;
@@ -38,11 +41,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
  * age of the oldest ready job, promotion lag, delivery lateness, whether it is paused, its rate limit</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
- * one has zero counts) with a page of its dead letters, oldest first; {@code offset} and {@code limit} page
- * them (limit at most {@value #MAX_PAGE_SIZE})</td></tr>
+ * one has zero counts) with its live consumers (the heartbeats of listeners in every instance) and a page of its
+ * dead letters, oldest first; {@code offset} and {@code limit} page them (limit at most
+ * {@value #MAX_PAGE_SIZE})</td></tr>
+ * <tr><td>{@code GET /actuator/delayqueue/{topic}?state=reserved&offset=0&limit=20}</td><td>the same, with a page
+ * of the topic's jobs in that state ({@code delayed} or {@code ready} by due time, {@code reserved} by lease
+ * deadline, {@code dead} by time of death) instead of the dead letters; {@code offset + limit} at most
+ * {@value JobPage#MAX_DEPTH}</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}/{id}}</td><td>one job; 404 when there is none</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}}</td><td>replays every dead
  * letter of the topic</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay","ids":"a,b"}}</td><td>replays
+ * the dead letters among the comma-separated ids; the others are counted as skipped (Actuator reads a request
+ * body's values as text, so the ids are one string: replay an id holding a comma on its own)</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"purge"}}</td><td>deletes every dead
  * letter of the topic</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"pause"}} or
@@ -105,23 +116,38 @@ public class DelayQueueEndpoint {
 		return new TopicsDescriptor(summaries);
 	}
 
+	/**
+	 * Describes a topic, with a page of its dead letters or, given a state, of its jobs in that state.
+	 * @param state the state of the jobs to page, or {@code null} for the dead letters
+	 */
 	@ReadOperation
-	public TopicDescriptor topic(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit) {
+	public TopicDescriptor topic(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit,
+			@Nullable JobState state) {
 		int from = (offset != null) ? offset : 0;
 		int size = (limit != null) ? limit : DEFAULT_PAGE_SIZE;
 		if (from < 0 || size < 0 || size > MAX_PAGE_SIZE) {
 			throw new InvalidEndpointRequestException("offset must not be negative and limit must be between 0 and "
-					+ MAX_PAGE_SIZE, "Invalid page of dead letters");
+					+ MAX_PAGE_SIZE, "Invalid page");
+		}
+		if (state != null && (long) from + size > JobPage.MAX_DEPTH) {
+			throw new InvalidEndpointRequestException("offset + limit must be at most " + JobPage.MAX_DEPTH
+					+ "; find jobs beyond by id", "Invalid page");
 		}
 		TopicStats stats = stats(topic);
-		List<DeadLetterDescriptor> letters = this.queue.deadLetters(topic, from, size)
-			.stream()
-			.map(DeadLetterDescriptor::of)
-			.toList();
+		DeadLettersDescriptor deadLetters = null;
+		JobPageDescriptor jobs = null;
+		if (state == null) {
+			deadLetters = new DeadLettersDescriptor(from, size,
+					this.queue.deadLetters(topic, from, size).stream().map(DeadLetterDescriptor::of).toList());
+		}
+		else {
+			jobs = JobPageDescriptor.of(this.queue.jobs(topic, state, from, size));
+		}
+		List<ConsumerDescriptor> consumers = this.queue.consumers(topic).stream().map(ConsumerDescriptor::of).toList();
 		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
 				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
 				stats.promotionLag(), this.lateness.apply(topic), this.queue.isPaused(topic), rateLimit(topic),
-				new DeadLettersDescriptor(from, size, letters));
+				consumers, deadLetters, jobs);
 	}
 
 	@ReadOperation
@@ -130,17 +156,33 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Acts on a whole topic: replays or purges every dead letter, pauses or resumes it, sets or removes its rate
-	 * limit. Answers with what the action counted, if anything, and the topic's controls as they then stand.
+	 * Acts on a whole topic: replays (every dead letter, or those among the given ids) or purges its dead
+	 * letters, pauses or resumes it, sets or removes its rate limit. Answers with what the action counted, if
+	 * anything, and the topic's controls as they then stand.
 	 * @param action {@code replay}, {@code purge}, {@code pause}, {@code resume}, {@code rate-limit} or
 	 * {@code remove-rate-limit}
 	 * @param limit for {@code rate-limit}: the limit, such as {@code 100/1s} (see {@link RateLimit#parse})
+	 * @param ids for {@code replay}: the comma-separated ids of the dead letters to replay, or {@code null} for
+	 * every one
 	 */
 	@WriteOperation
-	public TopicActionDescriptor topicAction(@Selector String topic, String action, @Nullable String limit) {
+	public TopicActionDescriptor topicAction(@Selector String topic, String action, @Nullable String limit,
+			@Nullable String ids) {
+		if (ids != null && !"replay".equals(action)) {
+			throw new InvalidEndpointRequestException("ids are given only to replay", "Unexpected ids");
+		}
 		try {
+			Long skipped = null;
 			Long count = switch (action) {
-				case "replay" -> this.queue.replayAll(topic);
+				case "replay" -> {
+					if (ids == null) {
+						yield this.queue.replayAll(topic);
+					}
+					List<String> selected = selectedIds(ids);
+					long replayed = this.queue.replay(topic, selected);
+					skipped = selected.size() - replayed;
+					yield replayed;
+				}
 				case "purge" -> this.queue.purgeDead(topic);
 				case "pause" -> control(() -> this.queue.pause(topic));
 				case "resume" -> control(() -> this.queue.resume(topic));
@@ -148,7 +190,7 @@ public class DelayQueueEndpoint {
 				case "remove-rate-limit" -> control(() -> this.queue.removeRateLimit(topic));
 				default -> throw unknownAction(action, "replay, purge, pause, resume, rate-limit, remove-rate-limit");
 			};
-			return new TopicActionDescriptor(topic, action, count, this.queue.isPaused(topic), rateLimit(topic));
+			return new TopicActionDescriptor(topic, action, count, skipped, this.queue.isPaused(topic), rateLimit(topic));
 		}
 		catch (InvalidJobException ex) {
 			throw invalid(ex);
@@ -212,6 +254,18 @@ public class DelayQueueEndpoint {
 		catch (InvalidJobException ex) {
 			throw invalid(ex);
 		}
+	}
+
+	private static List<String> selectedIds(String commaSeparatedIds) {
+		List<String> ids = Arrays.stream(commaSeparatedIds.split(","))
+			.map(String::trim)
+			.filter((id) -> !id.isEmpty())
+			.distinct()
+			.toList();
+		if (ids.isEmpty()) {
+			throw new InvalidEndpointRequestException("ids must name at least one job", "No ids");
+		}
+		return ids;
 	}
 
 	private void reschedule(String topic, String id, @Nullable Duration delay, @Nullable String at) {
@@ -304,12 +358,60 @@ public class DelayQueueEndpoint {
 	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
 	 * @param paused whether the topic is paused in every instance
 	 * @param rateLimit the topic's rate limit, such as {@code 100/1s}, or {@code null} when it has none
-	 * @param deadLetters the page of dead letters asked for
+	 * @param consumers its live consumers, in every instance
+	 * @param deadLetters the page of dead letters asked for, or {@code null} when a page of jobs was
+	 * @param jobs the page of jobs in the state asked for, or {@code null} when none was
 	 */
 	public record TopicDescriptor(String topic, int buckets, boolean polling, long delayed, long ready,
 			long reserved, long dead, Duration oldestReadyAge, Duration promotionLag,
 			@Nullable LatenessDescriptor lateness, boolean paused, @Nullable String rateLimit,
-			DeadLettersDescriptor deadLetters) {
+			List<ConsumerDescriptor> consumers, @Nullable DeadLettersDescriptor deadLetters,
+			@Nullable JobPageDescriptor jobs) {
+	}
+
+	/**
+	 * A live consumer of a topic: one listener of one instance, as its last heartbeat reported it.
+	 *
+	 * @param instance the application instance running it
+	 * @param containerId its id within the instance
+	 * @param concurrency how many jobs it runs at once
+	 * @param inFlight the jobs it holds: running, or claimed and waiting for a worker
+	 * @param claimed jobs it claimed since it started
+	 * @param finished jobs it finished since it started
+	 * @param failed jobs whose handler failed since it started
+	 * @param paused whether it is paused
+	 * @param startedAt when it started, on its instance's clock
+	 * @param lastClaimAt when it last claimed a job, or {@code null} when it has claimed none
+	 * @param heartbeatAt when it wrote its last heartbeat
+	 * @param expiresAt when that heartbeat expires unless renewed
+	 */
+	public record ConsumerDescriptor(String instance, String containerId, int concurrency, int inFlight, long claimed,
+			long finished, long failed, boolean paused, Instant startedAt, @Nullable Instant lastClaimAt,
+			Instant heartbeatAt, Instant expiresAt) {
+
+		static ConsumerDescriptor of(ConsumerInfo consumer) {
+			return new ConsumerDescriptor(consumer.instance(), consumer.containerId(), consumer.concurrency(),
+					consumer.inFlight(), consumer.claimed(), consumer.finished(), consumer.failed(), consumer.paused(),
+					consumer.startedAt(), consumer.lastClaimAt(), consumer.heartbeatAt(), consumer.expiresAt());
+		}
+
+	}
+
+	/**
+	 * A page of a topic's jobs in one state.
+	 *
+	 * @param state the state of the jobs
+	 * @param offset jobs skipped
+	 * @param limit most jobs asked for
+	 * @param total jobs in that state
+	 * @param jobs the jobs of the page
+	 */
+	public record JobPageDescriptor(JobState state, int offset, int limit, long total, List<JobPage.Entry> jobs) {
+
+		static JobPageDescriptor of(JobPage page) {
+			return new JobPageDescriptor(page.state(), page.offset(), page.limit(), page.total(), page.jobs());
+		}
+
 	}
 
 	/**
@@ -405,11 +507,12 @@ public class DelayQueueEndpoint {
 	 * @param topic the topic
 	 * @param action the action taken
 	 * @param count dead letters it touched, or {@code null} for an action on the topic's controls
+	 * @param skipped ids given to replay that were not dead letters, or {@code null} when no ids were given
 	 * @param paused whether the topic is now paused
 	 * @param rateLimit the topic's rate limit now, such as {@code 100/1s}, or {@code null} when it has none
 	 */
-	public record TopicActionDescriptor(String topic, String action, @Nullable Long count, boolean paused,
-			@Nullable String rateLimit) {
+	public record TopicActionDescriptor(String topic, String action, @Nullable Long count, @Nullable Long skipped,
+			boolean paused, @Nullable String rateLimit) {
 	}
 
 }

@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -35,14 +36,25 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * topic has silently stopped moving. Pollers normally move a due job within milliseconds and look again at
  * least every {@code delay-queue.max-wait}, so a threshold well above that tells a stall from a burst being
  * moved;</li>
+ * <li>the no-live-consumer status ({@code delay-queue.health.no-live-consumer-status}, {@code UP} unless set)
+ * when a topic has due work (ready jobs, or delayed jobs past their due time) and no live consumer anywhere:
+ * no listener container of any instance has a heartbeat on it ({@link DelayQueue#consumers(String)}). Such
+ * topics are listed under {@code noLiveConsumer} whatever the status;</li>
  * <li>{@code UP} otherwise, with each topic's counts, the age of its oldest ready job (a backlog waiting for
- * listeners, reported but not judged: slow handlers are not a stall), its promotion lag and whether this
- * instance polls it. A stall of a topic the application only sends to is shown but not judged: its pollers
- * run in the consuming applications, and taking this one out of service would not move the jobs.</li>
+ * listeners, reported but not judged: slow handlers are not a stall), its promotion lag, whether this
+ * instance polls it and how many live consumers it has. A stall of a topic the application only sends to is
+ * shown but not judged: its pollers run in the consuming applications, and taking this one out of service
+ * would not move the jobs.</li>
  * </ul>
  * A stall is reported as {@code DOWN}, not {@code OUT_OF_SERVICE}: Spring Boot keeps the latter for a
  * component taken out of service on purpose, whereas a stall is a failure that operators must be alerted to,
  * and {@code DOWN} maps to HTTP 503 by default.
+ * <p>
+ * Due work without a live consumer is a detail only unless the application asks for a status: it is how
+ * a producer sees that the consuming fleet is gone, but a producer-only application is not broken by it, and a
+ * {@code DOWN} there would have its own instances restarted for no gain. An application that wants to be
+ * alerted sets the status, {@code DOWN} or {@code OUT_OF_SERVICE}, and may keep the indicator out of the
+ * health groups its liveness and readiness probes use.
  *
  * <p>Redis is read on a thread of the indicator's own, so that a check answers within the timeout although
  * Redis commands wait up to the connection's command timeout (60 s with Spring Boot's defaults) while Redis is
@@ -63,6 +75,8 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 
 	private final Duration timeout;
 
+	private final Status noLiveConsumerStatus;
+
 	private final ThreadPoolExecutor executor;
 
 	private final Object lock = new Object();
@@ -79,6 +93,21 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 	 */
 	public DelayQueueHealthIndicator(DelayQueue queue, DelayQueueTopics topics,
 			RedisConnectionFactory connectionFactory, Duration stallThreshold, Duration timeout) {
+		this(queue, topics, connectionFactory, stallThreshold, timeout, Status.UP);
+	}
+
+	/**
+	 * Creates the health indicator of a queue.
+	 * @param queue the queue
+	 * @param topics the topics to check
+	 * @param connectionFactory connection to ping when there is no topic to check
+	 * @param stallThreshold how long a due job may stay delayed before the queue is reported down
+	 * @param timeout how long a check waits for Redis before it reports the queue down
+	 * @param noLiveConsumerStatus the status to report when a topic has due work and no live consumer anywhere
+	 */
+	public DelayQueueHealthIndicator(DelayQueue queue, DelayQueueTopics topics,
+			RedisConnectionFactory connectionFactory, Duration stallThreshold, Duration timeout,
+			Status noLiveConsumerStatus) {
 		super("Delay queue health check failed");
 		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
 			throw new IllegalArgumentException("timeout must be positive, was " + timeout);
@@ -88,6 +117,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		this.connectionFactory = connectionFactory;
 		this.stallThreshold = stallThreshold;
 		this.timeout = timeout;
+		this.noLiveConsumerStatus = noLiveConsumerStatus;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-queue-health-");
 		threads.setDaemon(true);
 		this.executor = new ThreadPoolExecutor(1, 1, IDLE_THREAD_KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
@@ -137,15 +167,33 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 		Set<String> consumed = this.topics.getListenerTopics();
 		Map<String, Object> details = new LinkedHashMap<>();
 		List<String> stalled = new ArrayList<>();
+		List<String> unconsumed = new ArrayList<>();
 		for (String topic : names) {
 			TopicStats stats = this.queue.stats(topic);
 			boolean stall = stats.promotionLag().compareTo(this.stallThreshold) > 0;
 			if (stall && consumed.contains(topic)) {
 				stalled.add(topic);
 			}
-			details.put(topic, details(stats, stall));
+			int consumers = this.queue.consumers(topic).size();
+			boolean dueWork = stats.ready() > 0 || stats.promotionLag().compareTo(Duration.ZERO) > 0;
+			if (dueWork && consumers == 0) {
+				unconsumed.add(topic);
+			}
+			Map<String, Object> topicDetails = details(stats, stall);
+			topicDetails.put("consumers", consumers);
+			topicDetails.put("noLiveConsumer", dueWork && consumers == 0);
+			details.put(topic, topicDetails);
 		}
-		Health.Builder builder = stalled.isEmpty() ? Health.up() : Health.down().withDetail("stalled", stalled);
+		Health.Builder builder;
+		if (!stalled.isEmpty()) {
+			builder = Health.down().withDetail("stalled", stalled);
+		}
+		else {
+			builder = Health.status(unconsumed.isEmpty() ? Status.UP : this.noLiveConsumerStatus);
+		}
+		if (!unconsumed.isEmpty()) {
+			builder.withDetail("noLiveConsumer", unconsumed);
+		}
 		return builder.withDetail("stallThreshold", this.stallThreshold.toString())
 			.withDetail("topics", details)
 			.build();

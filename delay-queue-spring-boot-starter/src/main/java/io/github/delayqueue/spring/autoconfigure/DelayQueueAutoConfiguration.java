@@ -113,6 +113,7 @@ public final class DelayQueueAutoConfiguration {
 			.concurrency(listener.getConcurrency())
 			.prefetch(listener.getPrefetch())
 			.shutdownTimeout(listener.getShutdownTimeout())
+			.heartbeatInterval(listener.getHeartbeatInterval())
 			.observer(composite(observers));
 		if (Threading.VIRTUAL.isActive(environment)) {
 			options.workerExecutor(virtualThreads());
@@ -164,6 +165,7 @@ public final class DelayQueueAutoConfiguration {
 			.maxWait(properties.getMaxWait())
 			.deadLetterRetention(properties.getDeadLetters().getRetention())
 			.deadLetterMaxCount(properties.getDeadLetters().getMaxCount())
+			.instanceId(properties.getInstanceId())
 			.build();
 	}
 

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -28,7 +29,8 @@ public final class DelayQueueHealthContributorAutoConfiguration {
 	DelayQueueHealthIndicator delayQueueHealthIndicator(DelayQueue delayQueue, DelayQueueTopics delayQueueTopics,
 			RedisConnectionFactory redisConnectionFactory, DelayQueueProperties properties) {
 		return new DelayQueueHealthIndicator(delayQueue, delayQueueTopics, redisConnectionFactory,
-				properties.getHealth().getStallThreshold(), properties.getHealth().getTimeout());
+				properties.getHealth().getStallThreshold(), properties.getHealth().getTimeout(),
+				new Status(properties.getHealth().getNoLiveConsumerStatus()));
 	}
 
 }

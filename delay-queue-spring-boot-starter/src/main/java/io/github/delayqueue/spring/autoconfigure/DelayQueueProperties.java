@@ -57,6 +57,12 @@ public class DelayQueueProperties {
 	 */
 	private Duration maxWait = Duration.ofSeconds(5);
 
+	/**
+	 * Name of this application instance in its listeners' heartbeats, such as a pod name. Defaults to the host
+	 * name and process id.
+	 */
+	private String instanceId;
+
 	private final BackOff backOff = new BackOff();
 
 	private final Producer producer = new Producer();
@@ -136,6 +142,14 @@ public class DelayQueueProperties {
 
 	public void setMaxWait(Duration maxWait) {
 		this.maxWait = maxWait;
+	}
+
+	public String getInstanceId() {
+		return this.instanceId;
+	}
+
+	public void setInstanceId(String instanceId) {
+		this.instanceId = instanceId;
 	}
 
 	public BackOff getBackOff() {
@@ -330,6 +344,12 @@ public class DelayQueueProperties {
 	public static class Listener {
 
 		/**
+		 * Time between two heartbeats of a listener, by which every instance lists it as a live consumer of its
+		 * topic for three times as long.
+		 */
+		private Duration heartbeatInterval = Duration.ofSeconds(5);
+
+		/**
 		 * Number of jobs a listener runs at once.
 		 */
 		private int concurrency = 1;
@@ -357,6 +377,14 @@ public class DelayQueueProperties {
 		 * Whether each handler call is a Micrometer observation, seen by tracing.
 		 */
 		private boolean observationEnabled = true;
+
+		public Duration getHeartbeatInterval() {
+			return this.heartbeatInterval;
+		}
+
+		public void setHeartbeatInterval(Duration heartbeatInterval) {
+			this.heartbeatInterval = heartbeatInterval;
+		}
 
 		public int getConcurrency() {
 			return this.concurrency;
@@ -470,6 +498,13 @@ public class DelayQueueProperties {
 		 */
 		private Duration timeout = Duration.ofSeconds(2);
 
+		/**
+		 * Health status reported when a topic has due jobs and no live listener anywhere (no heartbeat), such as
+		 * DOWN or OUT_OF_SERVICE to be alerted. UP reports it in the details only, as a producer-only
+		 * application needs.
+		 */
+		private String noLiveConsumerStatus = "UP";
+
 		public Duration getStallThreshold() {
 			return this.stallThreshold;
 		}
@@ -484,6 +519,14 @@ public class DelayQueueProperties {
 
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
+		}
+
+		public String getNoLiveConsumerStatus() {
+			return this.noLiveConsumerStatus;
+		}
+
+		public void setNoLiveConsumerStatus(String noLiveConsumerStatus) {
+			this.noLiveConsumerStatus = noLiveConsumerStatus;
 		}
 
 	}

@@ -113,7 +113,9 @@ public class DelayListenerContainerFactory {
 	 * Returns the options of the endpoint's container.
 	 */
 	public ContainerOptions containerOptions(DelayListenerEndpoint endpoint) {
-		ContainerOptions.Builder options = this.containerOptions.mutate().jobPolicy(jobPolicy(endpoint));
+		ContainerOptions.Builder options = this.containerOptions.mutate()
+			.jobPolicy(jobPolicy(endpoint))
+			.containerId(endpoint.id());
 		RateLimit rateLimit = this.rateLimitByTopic.get(endpoint.topic());
 		if (rateLimit != null) {
 			options.rateLimit(rateLimit);

@@ -75,6 +75,8 @@ class DelayQueueEndpointAccessIntegrationTests {
 		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "purge"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "pause"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "rate-limit", "limit", "1/1s"))).isEqualTo(405);
+		assertThat(status(HttpMethod.POST, "/guarded", Map.of("action", "replay", "ids", "dead")))
+			.isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded/dead", Map.of("action", "replay"))).isEqualTo(405);
 		assertThat(status(HttpMethod.POST, "/guarded/later", Map.of("action", "reschedule", "delay", "1s")))
 			.isEqualTo(405);

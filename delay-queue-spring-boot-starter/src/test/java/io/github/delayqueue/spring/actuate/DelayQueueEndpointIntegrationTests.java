@@ -230,6 +230,66 @@ class DelayQueueEndpointIntegrationTests {
 	}
 
 	@Test
+	void readsATopicsConsumersAndPagesOfItsJobsByState() {
+		Instant base = Instant.now().plus(Duration.ofHours(1));
+		for (int i = 0; i < 3; i++) {
+			this.queue.add(Job.builder("paged").id("p-" + i).payload("{\"n\":" + i + "}").dueAt(base.plusSeconds(i)).build());
+		}
+
+		JsonNode emails = exchange(HttpMethod.GET, "/emails", null).body();
+		assertThat(emails.get("consumers")).hasSize(1);
+		JsonNode consumer = emails.get("consumers").get(0);
+		assertThat(consumer.get("containerId").asString()).isNotEmpty();
+		assertThat(consumer.get("concurrency").asInt()).isEqualTo(1);
+		assertThat(consumer.get("paused").asBoolean()).isFalse();
+		assertThat(Instant.parse(consumer.get("expiresAt").asString()))
+			.isAfter(Instant.parse(consumer.get("heartbeatAt").asString()));
+
+		Response page = exchange(HttpMethod.GET, "/paged?state=delayed&offset=1&limit=5", null);
+		assertThat(page.status()).isEqualTo(200);
+		assertThat(page.body().get("consumers")).isEmpty();
+		assertThat(page.body().get("deadLetters").isNull()).isTrue();
+		JsonNode jobs = page.body().get("jobs");
+		assertThat(jobs.get("state").asString()).isEqualTo("DELAYED");
+		assertThat(jobs.get("total").asLong()).isEqualTo(3);
+		assertThat(jobs.get("jobs")).hasSize(2);
+		assertThat(jobs.get("jobs").get(0).get("id").asString()).isEqualTo("p-1");
+		assertThat(jobs.get("jobs").get(0).get("payloadPreview").asString()).isEqualTo("{\"n\":1}");
+		assertThat(jobs.get("jobs").get(1).get("id").asString()).isEqualTo("p-2");
+		assertThat(exchange(HttpMethod.GET, "/paged?state=ready", null).body().get("jobs").get("total").asLong())
+			.isZero();
+		assertThat(exchange(HttpMethod.GET, "/paged?state=delayed&offset=9995&limit=10", null).status())
+			.isEqualTo(400);
+		assertThat(exchange(HttpMethod.GET, "/paged?state=sleeping", null).status()).isEqualTo(400);
+		for (int i = 0; i < 3; i++) {
+			this.queue.cancel("paged", "p-" + i);
+		}
+	}
+
+	@Test
+	void replaysTheSelectedDeadLettersOnly() {
+		for (String id : new String[] { "a", "b", "c" }) {
+			this.queue.add(Job.builder("selected").id(id).payload("{}").maxAttempts(1).build());
+			this.queue.fail(this.queue.claim("selected", 1).get(0), new IllegalStateException("boom"));
+		}
+
+		Response replayed = exchange(HttpMethod.POST, "",
+				Map.of("action", "replay", "ids", "a, c,no-such-job"), "/selected");
+
+		assertThat(replayed.status()).isEqualTo(200);
+		assertThat(replayed.body().get("count").asLong()).isEqualTo(2);
+		assertThat(replayed.body().get("skipped").asLong()).isEqualTo(1);
+		assertThat(this.queue.find("selected", "a").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(this.queue.find("selected", "b").orElseThrow().state()).isEqualTo(JobState.DEAD);
+		assertThat(this.queue.find("selected", "c").orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(exchange(HttpMethod.POST, "", Map.of("action", "purge", "ids", "b"), "/selected")
+			.status()).isEqualTo(400);
+		for (String id : new String[] { "a", "b", "c" }) {
+			this.queue.cancel("selected", id);
+		}
+	}
+
+	@Test
 	void healthShowsTheQueue() {
 		String later = this.template.send("emails", "later", Duration.ofHours(1));
 		RestClient health = RestClient.create("http://localhost:" + this.port + "/actuator/health");

@@ -3,9 +3,11 @@ package io.github.delayqueue.spring.actuate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
@@ -118,6 +120,65 @@ class DelayQueueHealthIndicatorIntegrationTests {
 			assertThat(stalled.getDetails()).doesNotContainKey("stalled");
 			assertThat(topics(stalled).get("unconsumed")).containsEntry("polling", false);
 			template.cancel("unconsumed", id);
+		});
+	}
+
+	@Test
+	void dueWorkWithoutALiveConsumerIsShownAndReportedWithTheConfiguredStatusOnlyWhileNoConsumerLives() {
+		this.producerRunner.withPropertyValues("delay-queue.health.no-live-consumer-status=OUT_OF_SERVICE")
+			.run((context) -> {
+				DelayQueue queue = context.getBean(DelayQueue.class);
+				CountDownLatch release = new CountDownLatch(1);
+				DelayQueueListenerContainer consumer = new DelayQueueListenerContainer(queue, "abandoned",
+						(job) -> release.await(), ContainerOptions.builder()
+							.prefetch(0)
+							.heartbeatInterval(Duration.ofMillis(200))
+							.shutdownTimeout(Duration.ofMillis(200))
+							.build());
+				consumer.start();
+				try {
+					DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+					String running = template.send("abandoned", "first", Duration.ZERO);
+					String waiting = template.send("abandoned", "second", Duration.ZERO);
+					await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats("abandoned").ready() == 1
+							&& queue.stats("abandoned").reserved() == 1 && queue.consumers("abandoned").size() == 1);
+
+					Health consumed = health(context);
+					assertThat(consumed.getStatus()).isEqualTo(Status.UP);
+					assertThat(consumed.getDetails()).doesNotContainKey("noLiveConsumer");
+					assertThat(topics(consumed).get("abandoned")).containsEntry("consumers", 1)
+						.containsEntry("noLiveConsumer", false);
+
+					consumer.stop();
+
+					Health abandoned = health(context);
+					assertThat(abandoned.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+					assertThat(abandoned.getDetails()).containsEntry("noLiveConsumer", List.of("abandoned"));
+					assertThat(topics(abandoned).get("abandoned")).containsEntry("consumers", 0)
+						.containsEntry("noLiveConsumer", true)
+						.containsEntry("ready", 2L);
+					template.cancel("abandoned", running);
+					template.cancel("abandoned", waiting);
+				}
+				finally {
+					release.countDown();
+					consumer.stop();
+				}
+			});
+	}
+
+	@Test
+	void dueWorkWithoutALiveConsumerLeavesAProducerUpByDefault() {
+		this.producerRunner.run((context) -> {
+			DelayQueueTemplate template = context.getBean(DelayQueueTemplate.class);
+			String id = template.send("unattended", "now", Duration.ZERO);
+
+			Health health = health(context);
+
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("noLiveConsumer", List.of("unattended"));
+			assertThat(topics(health).get("unattended")).containsEntry("noLiveConsumer", true);
+			template.cancel("unattended", id);
 		});
 	}
 

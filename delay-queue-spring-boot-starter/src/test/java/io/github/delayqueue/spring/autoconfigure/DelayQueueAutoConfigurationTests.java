@@ -259,6 +259,19 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void instanceIdAndHeartbeatIntervalBindAndEachListenerIsNamedByItsIdInItsHeartbeat() {
+		this.contextRunner
+			.withPropertyValues("delay-queue.instance-id=orders-7", "delay-queue.listener.heartbeat-interval=2s")
+			.run((context) -> {
+				assertThat(context.getBean(DelayQueue.class).options().instanceId()).isEqualTo("orders-7");
+				ContainerOptions options = context.getBean(DelayListenerContainerFactory.class)
+					.containerOptions(endpoint("any"));
+				assertThat(options.heartbeatInterval()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(options.containerId()).isEqualTo("any");
+			});
+	}
+
+	@Test
 	void everyJobObserverHearsTheQueueAndTheListeners() {
 		String prefix = this.server.newKeyPrefix();
 		this.contextRunner.withUserConfiguration(ObserverConfiguration.class)
