@@ -18,7 +18,10 @@ package io.github.delayqueue.core.internal;
  * @param policies hash: the distinct policies (TTR, attempts, back-off) jobs were added with, numbered, so a
  * job waiting for its first claim needs no meta entry of its own
  * @param wakeChannel pub/sub channel telling the topic's pollers that a bucket has a new earliest due time
+ * @param schedules hash: the recurring schedules whose id falls in this bucket, three fields each (the
+ * {@code schedule_record.lua} script include describes them)
  */
 public record BucketKeys(String topic, int index, String jobs, String payloads, String delayed, String ready,
-		String reserved, String dead, String signal, String leaseTokens, String policies, String wakeChannel) {
+		String reserved, String dead, String signal, String leaseTokens, String policies, String wakeChannel,
+		String schedules) {
 }

@@ -13,7 +13,9 @@ import io.github.delayqueue.core.ReservedJob;
  * @param nowMicros the Redis clock when it ran, in microseconds
  * @param nextDueMillis when the bucket's next delayed job falls due, when asked for; else -1, as when there
  * is none
+ * @param schedulesToRefill the ids of the recurring schedules whose next occurrence it enqueued and whose
+ * fire times to come run low
  */
 public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft, long nowMicros,
-		long nextDueMillis) {
+		long nextDueMillis, List<String> schedulesToRefill) {
 }
