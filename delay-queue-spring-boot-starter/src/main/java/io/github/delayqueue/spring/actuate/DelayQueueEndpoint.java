@@ -15,6 +15,9 @@ import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.NoSuchScheduleException;
+import io.github.delayqueue.core.Recurrence;
+import io.github.delayqueue.core.ScheduleInfo;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +40,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
  * age of the oldest ready job, promotion lag, delivery lateness</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
- * one has zero counts) with a page of its dead letters, oldest first; {@code offset} and {@code limit} page
+ * one has zero counts) with its recurring schedules and their next fire times, and a page of its dead letters,
+ * oldest first; {@code offset} and {@code limit} page
  * them (limit at most {@value #MAX_PAGE_SIZE})</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}/{id}}</td><td>one job; 404 when there is none</td></tr>
  * <tr><td>{@code POST /actuator/delayqueue/{topic}} with {@code {"action":"replay"}}</td><td>replays every dead
@@ -51,6 +55,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * the delay (Redis clock) or at the instant; 404 when there is none, 400 when it is running or dead</td></tr>
  * <tr><td>{@code DELETE /actuator/delayqueue/{topic}/{id}}</td><td>cancels a job in any state; 404 when there is
  * none</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}/schedules/{id}} with {@code {"action":"pause"}} or
+ * {@code {"action":"resume"}}</td><td>pauses a recurring schedule (its pending job is dropped) or resumes it at
+ * its next fire time; 404 when there is none</td></tr>
+ * <tr><td>{@code DELETE /actuator/delayqueue/{topic}/schedules/{id}}</td><td>removes a recurring schedule and its
+ * pending job; 404 when there is none</td></tr>
  * </table>
  * Write operations answer with the job or the count they touched. Bad input (an invalid topic, an unknown
  * action) is answered with 400. The endpoint is reachable only when the application's
@@ -113,7 +122,8 @@ public class DelayQueueEndpoint {
 			.toList();
 		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
 				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
-				stats.promotionLag(), this.lateness.apply(topic), new DeadLettersDescriptor(from, size, letters));
+				stats.promotionLag(), this.lateness.apply(topic), new DeadLettersDescriptor(from, size, letters),
+				this.queue.schedules(topic).stream().map(ScheduleDescriptor::of).toList());
 	}
 
 	@ReadOperation
@@ -178,6 +188,55 @@ public class DelayQueueEndpoint {
 		}
 	}
 
+	/**
+	 * Pauses or resumes a recurring schedule, and returns it as it then stands.
+	 * @param schedules the path segment {@code schedules}
+	 * @param action {@code pause} or {@code resume}
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	@WriteOperation
+	public @Nullable ScheduleDescriptor scheduleAction(@Selector String topic, @Selector String schedules,
+			@Selector String id, String action) {
+		checkSchedulesSegment(schedules);
+		try {
+			switch (action) {
+				case "pause" -> this.queue.pauseSchedule(topic, id);
+				case "resume" -> this.queue.resumeSchedule(topic, id);
+				default -> throw unknownAction(action, "pause, resume");
+			}
+			return this.queue.findSchedule(topic, id).map(ScheduleDescriptor::of).orElse(null);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	/**
+	 * Removes a recurring schedule and its pending job.
+	 * @param schedules the path segment {@code schedules}
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	@DeleteOperation
+	public UnscheduledDescriptor unschedule(@Selector String topic, @Selector String schedules, @Selector String id) {
+		checkSchedulesSegment(schedules);
+		try {
+			if (!this.queue.unschedule(topic, id)) {
+				throw new NoSuchScheduleException(topic, id);
+			}
+			return new UnscheduledDescriptor(topic, id);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private static void checkSchedulesSegment(String schedules) {
+		if (!"schedules".equals(schedules)) {
+			throw new InvalidEndpointRequestException("Expected /{topic}/schedules/{id}, was /{topic}/" + schedules
+					+ "/{id}", "Unknown path");
+		}
+	}
+
 	private void reschedule(String topic, String id, @Nullable Duration delay, @Nullable String at) {
 		if ((delay == null) == (at == null)) {
 			throw new InvalidEndpointRequestException("reschedule needs either a delay or an instant (at)",
@@ -223,7 +282,7 @@ public class DelayQueueEndpoint {
 	 * Turns bad input into a bad request, letting a missing job through as itself.
 	 */
 	private static RuntimeException invalid(InvalidJobException ex) {
-		return (ex instanceof NoSuchJobException) ? ex
+		return (ex instanceof NoSuchJobException || ex instanceof NoSuchScheduleException) ? ex
 				: new InvalidEndpointRequestException(ex.getMessage(), "Invalid request", ex);
 	}
 
@@ -264,10 +323,46 @@ public class DelayQueueEndpoint {
 	 * @param promotionLag how long the earliest delayed job has been due without a poller moving it
 	 * @param lateness delivery lateness measured by this instance, or {@code null} when not measured
 	 * @param deadLetters the page of dead letters asked for
+	 * @param schedules its recurring schedules
 	 */
 	public record TopicDescriptor(String topic, int buckets, boolean polling, long delayed, long ready,
 			long reserved, long dead, Duration oldestReadyAge, Duration promotionLag,
-			@Nullable LatenessDescriptor lateness, DeadLettersDescriptor deadLetters) {
+			@Nullable LatenessDescriptor lateness, DeadLettersDescriptor deadLetters,
+			List<ScheduleDescriptor> schedules) {
+	}
+
+	/**
+	 * A recurring schedule.
+	 *
+	 * @param id the schedule's id
+	 * @param cron its cron expression, or {@code null} for a fixed rate
+	 * @param zone the time zone of its cron expression, or {@code null}
+	 * @param fixedRate its fixed rate, or {@code null} for a cron expression
+	 * @param misfire what it does about fire times missed while no instance ran
+	 * @param paused whether it is paused
+	 * @param nextFireTime when its pending job is due, or {@code null} when none is pending
+	 * @param pendingJob the id of its pending job, or {@code null}
+	 */
+	public record ScheduleDescriptor(String id, @Nullable String cron, @Nullable String zone,
+			@Nullable Duration fixedRate, String misfire, boolean paused, @Nullable Instant nextFireTime,
+			@Nullable String pendingJob) {
+
+		static ScheduleDescriptor of(ScheduleInfo info) {
+			Recurrence recurrence = info.recurrence();
+			return new ScheduleDescriptor(info.id(), recurrence.cronExpression(),
+					(recurrence.zone() != null) ? recurrence.zone().getId() : null, recurrence.fixedRate(),
+					info.misfirePolicy().toString(), info.paused(), info.nextFireTime(), info.pendingOccurrence());
+		}
+
+	}
+
+	/**
+	 * A removed recurring schedule.
+	 *
+	 * @param topic the schedule's topic
+	 * @param id the schedule's id
+	 */
+	public record UnscheduledDescriptor(String topic, String id) {
 	}
 
 	/**

@@ -18,6 +18,7 @@ import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueScheduleRegistrar;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -39,7 +40,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Auto-configuration of the delay queue: a {@link DelayQueue} on the application's
  * {@link RedisConnectionFactory}, a {@link DelayQueueTemplate} writing payloads with the application's
- * {@link JsonMapper}, and the discovery and lifecycle of {@code @DelayListener} methods. Every
+ * {@link JsonMapper}, the discovery and lifecycle of {@code @DelayListener} methods, and the recurring
+ * schedules they and {@code delay-queue.schedules} declare. Every
  * {@link JobObserver} bean hears what the queue and the listeners do, and with an
  * {@link ObservationRegistry} each handler call is an observation.
  */
@@ -109,6 +111,14 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	DelayListenerRegistry delayListenerRegistry(DelayListenerContainerFactory delayListenerContainerFactory) {
 		return new DelayListenerRegistry(delayListenerContainerFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueScheduleRegistrar delayQueueScheduleRegistrar(DelayQueue delayQueue, DelayQueueProperties properties) {
+		DelayQueueScheduleRegistrar registrar = new DelayQueueScheduleRegistrar(delayQueue);
+		properties.getSchedules().forEach((id, schedule) -> registrar.registerSchedule(schedule.toSchedule(id)));
+		return registrar;
 	}
 
 	@Bean
