@@ -232,8 +232,22 @@ public final class Schedules implements AutoCloseable {
 			}
 		}
 		else if (misfire.kind() == MisfirePolicy.Kind.RUN_ALL) {
+			// the missed fire times are those listed before now, then (when the list ends before now) those
+			// computed after it: a list that reaches now was planned by an instance already, and its missed
+			// times may be partly run, so none are added to it
 			long fire = head;
-			while (after.size() < misfire.atMost() - 1) {
+			boolean listReachesNow = false;
+			for (long listedFire : listed) {
+				if (listedFire >= now) {
+					listReachesNow = true;
+					break;
+				}
+				if (after.size() < misfire.atMost() - 1) {
+					after.add(listedFire);
+				}
+				fire = listedFire;
+			}
+			while (!listReachesNow && after.size() < misfire.atMost() - 1) {
 				Long missed = next(recurrence, fire);
 				if (missed == null || missed >= now) {
 					break;
