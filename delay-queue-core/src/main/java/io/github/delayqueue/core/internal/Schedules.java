@@ -164,21 +164,16 @@ public final class Schedules implements AutoCloseable {
 			if (write == null) {
 				return stored != null;
 			}
-			ScheduleDefinition definition;
-			String payload;
-			if (write.definition != null) {
-				definition = write.definition;
-				payload = write.payload;
-			}
-			else {
-				definition = ScheduleDefinition.decode(stored.definition());
-				payload = stored.payload();
-			}
+			boolean keepsDefinition = write.definition == null;
+			ScheduleDefinition definition = keepsDefinition ? ScheduleDefinition.decode(stored.definition())
+					: write.definition;
+			String encoded = keepsDefinition ? stored.definition() : definition.encode();
+			String payload = keepsDefinition ? stored.payload() : write.payload;
 			List<String> items = write.fires.stream()
 				.map((fire) -> item(id, fire, buckets, bucket.index()))
 				.toList();
-			if (this.operations.schedule(bucket, id, (stored != null) ? stored.line() : "", definition.encode(),
-					payload, definition.policy(), write.active, write.keepPending, write.lastFire, items)) {
+			if (this.operations.schedule(bucket, id, (stored != null) ? stored.line() : "", encoded, payload,
+					definition.policy(), write.active, write.keepPending, write.lastFire, items)) {
 				return true;
 			}
 		}

@@ -2,8 +2,11 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.BackOff;
@@ -62,7 +65,11 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueTopics delayQueueTopics(DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry) {
-		return new DelayQueueTopics(properties.getTopics().keySet(), () -> registry.stream()
+		Set<String> configured = new LinkedHashSet<>(properties.getTopics().keySet());
+		properties.getSchedules().values().stream().map(DelayQueueProperties.RecurringSchedule::getTopic)
+			.filter(Objects::nonNull)
+			.forEach(configured::add);
+		return new DelayQueueTopics(configured, () -> registry.stream()
 			.flatMap((listeners) -> listeners.getListenerContainers().stream())
 			.map(DelayQueueListenerContainer::getTopic)
 			.toList());

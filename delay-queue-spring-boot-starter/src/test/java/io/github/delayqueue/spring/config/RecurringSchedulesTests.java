@@ -88,6 +88,8 @@ class RecurringSchedulesTests {
 				assertThat(cleanup.payload()).isEqualTo("{\"days\":30}");
 				assertThat(queue.findSchedule("heartbeat", "heartbeat").orElseThrow().recurrence().fixedRate())
 					.isEqualTo(Duration.ofMinutes(1));
+				assertThat(context.getBean(DelayQueueTopics.class).getTopics()).as("topics reported on")
+					.contains("cleanup", "heartbeat", "nightly-report");
 				queue.unschedule("nightly-report", "nightly-report");
 				queue.unschedule("cleanup", "cleanup");
 				queue.unschedule("heartbeat", "heartbeat");
