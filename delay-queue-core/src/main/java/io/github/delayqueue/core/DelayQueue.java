@@ -683,8 +683,10 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
 	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
-	 * buckets, which runs the claim's code path once in this JVM. Listener containers call it as they
-	 * start, so that it is done before the application reports itself ready. Best effort: when Redis does
+	 * buckets, which runs the claim's code path once in this JVM; and looks after the topic's recurring
+	 * schedules as {@link #schedule(Schedule)} does for one (misfire policy, a pending occurrence when one is
+	 * missing), so those made through this API elsewhere are handled as the fleet starts again. Listener
+	 * containers call it as they start, so that it is done before the application reports itself ready. Best effort: when Redis does
 	 * not answer (a Cluster node down, a server still loading its data), it logs why and returns, and the
 	 * first jobs may then run a few milliseconds later.
 	 */
@@ -699,6 +701,13 @@ public class DelayQueue implements AutoCloseable {
 		catch (DataAccessException ex) {
 			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,
 					ex.getMessage());
+		}
+		try {
+			this.schedules.restore(topic);
+		}
+		catch (DataAccessException | IllegalStateException ex) {
+			logger.warn("Could not look after the recurring schedules of topic \"{}\" (making them again with "
+					+ "schedule(...) does): {}", topic, ex.getMessage());
 		}
 	}
 

@@ -137,6 +137,21 @@ class ScheduleIntegrationTests {
 	}
 
 	@Test
+	void aScheduleLeftWithNothingPendingRunsAgainWhenAnInstanceStartsToConsumeItsTopic() {
+		DelayQueue elsewhere = queue(DelayQueueOptions.builder());
+		elsewhere.schedule(Schedule.builder(TOPIC, "orphan").fixedRate(Duration.ofMillis(200)).build());
+		elsewhere.cancel(TOPIC, elsewhere.findSchedule(TOPIC, "orphan").orElseThrow().pendingOccurrence());
+		assertThat(elsewhere.findSchedule(TOPIC, "orphan").orElseThrow().nextFireTime()).isNull();
+
+		List<String> runs = new CopyOnWriteArrayList<>();
+		start(queue(DelayQueueOptions.builder()), 1, (job) -> runs.add(job.id())); // never calls schedule(...)
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() >= 3);
+		List<Long> fires = runs.stream().map(ScheduleIntegrationTests::fireOf).toList();
+		assertThat(fires.get(2) - fires.get(1)).isEqualTo(200);
+	}
+
+	@Test
 	void aSlowOccurrenceDoesNotDelayTheNextOne() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		List<ReservedJob> started = new CopyOnWriteArrayList<>();

@@ -114,6 +114,29 @@ public final class Schedules implements AutoCloseable {
 	}
 
 	/**
+	 * Looks after every schedule of the topic as an instance starts to consume it: each active one gets its
+	 * misfire policy applied to the fire times missed while no instance ran, and a pending occurrence again when
+	 * it has none (its list ran out, or its pending job was cancelled). A schedule made with the API on some
+	 * other instance is then in hand as much as one this instance makes itself.
+	 */
+	public void restore(String topic) {
+		for (BucketKeys bucket : this.keys.buckets(topic)) {
+			for (StoredSchedule found : this.operations.readSchedules(bucket, List.of()).schedules()) {
+				if (found.active()) {
+					write(topic, found.id(), (stored, now) -> {
+						if (stored == null || !stored.active()) {
+							return null;
+						}
+						ScheduleDefinition definition = ScheduleDefinition.decode(stored.definition());
+						return plan(definition.recurrence(), definition, stored.definition(), stored.payload(), stored,
+								now);
+					});
+				}
+			}
+		}
+	}
+
+	/**
 	 * Lists more fire times of schedules a claim found running low, on this class's thread, each schedule
 	 * once however many claims asked meanwhile.
 	 */
