@@ -35,6 +35,8 @@ import io.github.delayqueue.core.internal.HeartbeatLines;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
+import io.github.delayqueue.core.internal.ScheduleDefinition;
+import io.github.delayqueue.core.internal.Schedules;
 import io.github.delayqueue.core.internal.TopicControls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +94,8 @@ public class DelayQueue implements AutoCloseable {
 
 	private final Duration blockingWait;
 
+	private final Schedules schedules;
+
 	public DelayQueue(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, DelayQueueOptions.create());
 	}
@@ -108,6 +112,7 @@ public class DelayQueue implements AutoCloseable {
 		this.migration = new BucketMigration(this.redis, this.operations, this.keys);
 		this.controls = new TopicControls(this.redis);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
+		this.schedules = new Schedules(this.keys, this.operations);
 		this.pollers = new DuePollers(connectionFactory, this.keys, this.operations, options.batchSize(),
 				options.maxWait(), options.deadLetterRetention(), options.deadLetterMaxCount());
 	}
@@ -341,6 +346,74 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Makes a recurring schedule, or makes sure it is as described; every instance may call this as it starts,
+	 * with the same schedule, and the schedule keeps exactly one pending occurrence whatever their number.
+	 * <ul>
+	 * <li>A new schedule gets its first occurrence at its first fire time after now (Redis clock).</li>
+	 * <li>One whose recurrence, misfire policy, job policy or payload changed gets a new pending occurrence
+	 * at its first fire time after now, which replaces the old one in the same script.</li>
+	 * <li>One already so described is left as it is, but that fire times missed while no instance ran it are
+	 * handled by its {@link MisfirePolicy}. A paused one stays paused.</li>
+	 * </ul>
+	 * Each occurrence is an ordinary job of the schedule's topic. The next one is enqueued by the same script
+	 * that claims the pending one, so a slow or failing run never delays the next.
+	 * @throws InvalidJobException when the payload is larger than the configured maximum
+	 */
+	public void schedule(Schedule schedule) {
+		checkPayloadSize(schedule.topic(), "schedule " + schedule.id(), schedule.payload());
+		JobPolicy policy = new JobPolicy((schedule.ttr() != null) ? schedule.ttr() : this.options.defaultTtr(),
+				(schedule.maxAttempts() != null) ? schedule.maxAttempts() : this.options.defaultMaxAttempts(),
+				(schedule.backOff() != null) ? schedule.backOff() : this.options.defaultBackOff());
+		this.schedules.put(schedule.topic(), schedule.id(), new ScheduleDefinition(schedule.recurrence(),
+				schedule.misfirePolicy(), schedule.misfireGrace(), policy), schedule.payload());
+	}
+
+	/**
+	 * Removes a schedule and its pending occurrence; an occurrence already claimed runs on.
+	 * @return {@code false} when the topic has no such schedule
+	 */
+	public boolean unschedule(String topic, String id) {
+		return this.schedules.remove(Job.checkTopic(topic), Schedule.checkId(id));
+	}
+
+	/**
+	 * Pauses a schedule: its pending occurrence is dropped, and none is enqueued until it is
+	 * {@link #resumeSchedule resumed}. It stays paused when an instance makes it again with
+	 * {@link #schedule(Schedule)}.
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	public void pauseSchedule(String topic, String id) {
+		if (!this.schedules.pause(Job.checkTopic(topic), Schedule.checkId(id))) {
+			throw new NoSuchScheduleException(topic, id);
+		}
+	}
+
+	/**
+	 * Resumes a paused schedule at its first fire time after now; fire times that passed while it was paused
+	 * are not run. A schedule that is not paused is left as it is.
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	public void resumeSchedule(String topic, String id) {
+		if (!this.schedules.resume(Job.checkTopic(topic), Schedule.checkId(id))) {
+			throw new NoSuchScheduleException(topic, id);
+		}
+	}
+
+	/**
+	 * Lists the topic's schedules with their next fire times.
+	 */
+	public List<ScheduleInfo> schedules(String topic) {
+		return this.schedules.list(Job.checkTopic(topic));
+	}
+
+	/**
+	 * Reads one schedule with its next fire time.
+	 */
+	public Optional<ScheduleInfo> findSchedule(String topic, String id) {
+		return this.schedules.find(Job.checkTopic(topic), Schedule.checkId(id));
+	}
+
+	/**
 	 * Reads a job's state, due time, attempts and last error.
 	 * @throws CorruptJobException when the job's data in Redis cannot be read
 	 */
@@ -453,7 +526,7 @@ public class DelayQueue implements AutoCloseable {
 		}
 		while (batch.jobs().size() == asked && claimed.size() < max && !batch.heldBack());
 		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis(),
-				batch.paused(), batch.rateLimitWaitMillis());
+				batch.paused(), batch.rateLimitWaitMillis(), List.of());
 	}
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
@@ -887,8 +960,10 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
 	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
-	 * buckets, which runs the claim's code path once in this JVM. Listener containers call it as they
-	 * start, so that it is done before the application reports itself ready. Best effort: when Redis does
+	 * buckets, which runs the claim's code path once in this JVM; and looks after the topic's recurring
+	 * schedules as {@link #schedule(Schedule)} does for one (misfire policy, a pending occurrence when one is
+	 * missing), so those made through this API elsewhere are handled as the fleet starts again. Listener
+	 * containers call it as they start, so that it is done before the application reports itself ready. Best effort: when Redis does
 	 * not answer (a Cluster node down, a server still loading its data), it logs why and returns, and the
 	 * first jobs may then run a few milliseconds later.
 	 */
@@ -903,6 +978,13 @@ public class DelayQueue implements AutoCloseable {
 		catch (DataAccessException ex) {
 			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,
 					ex.getMessage());
+		}
+		try {
+			this.schedules.restore(topic);
+		}
+		catch (DataAccessException | IllegalStateException ex) {
+			logger.warn("Could not look after the recurring schedules of topic \"{}\" (making them again with "
+					+ "schedule(...) does): {}", topic, ex.getMessage());
 		}
 	}
 
@@ -999,6 +1081,7 @@ public class DelayQueue implements AutoCloseable {
 	@Override
 	public void close() {
 		this.pollers.close();
+		this.schedules.close();
 	}
 
 	/**
@@ -1014,13 +1097,16 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	private void checkPayloadSize(Job job) {
-		String payload = job.payload();
+		checkPayloadSize(job.topic(), "job " + job.id(), job.payload());
+	}
+
+	private void checkPayloadSize(String topic, String what, String payload) {
 		// a UTF-8 character takes at most 3 bytes per UTF-16 unit: count bytes only when that could exceed
 		if ((long) payload.length() * 3 > this.options.maxPayloadBytes()) {
 			long bytes = payload.getBytes(StandardCharsets.UTF_8).length;
 			if (bytes > this.options.maxPayloadBytes()) {
 				throw new InvalidJobException("payload", "must be at most " + this.options.maxPayloadBytes()
-						+ " bytes, was " + bytes + " bytes (job " + job.id() + " on topic " + job.topic() + ")");
+						+ " bytes, was " + bytes + " bytes (" + what + " on topic " + topic + ")");
 			}
 		}
 	}

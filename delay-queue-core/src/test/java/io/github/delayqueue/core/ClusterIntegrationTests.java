@@ -130,6 +130,30 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void recurringSchedulesInBucketsOnSeveralMastersRunEachOccurrenceOnce(RedisCluster cluster) {
+		Map<String, List<Long>> fires = new ConcurrentHashMap<>();
+		start((job) -> fires.computeIfAbsent(job.id().substring(0, job.id().indexOf('@')),
+				(id) -> new CopyOnWriteArrayList<>())
+			.add(Long.parseLong(job.id().replaceAll("^.*@(\\d+)(-\\d+)?$", "$1"))));
+		List<String> schedules = List.of("s1", "s2", "s3", "s4", "s5", "s6");
+		for (String id : schedules) {
+			this.queue.schedule(Schedule.builder(TOPIC, id).fixedRate(Duration.ofMillis(300)).build());
+		}
+
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> schedules.stream().allMatch((id) -> fires.getOrDefault(id, List.of()).size() >= 4));
+		for (String id : schedules) {
+			List<Long> times = fires.get(id).stream().sorted().toList();
+			for (int i = 1; i < times.size(); i++) {
+				assertThat(times.get(i) - times.get(i - 1)).as("fire times of %s: %s", id, times).isEqualTo(300);
+			}
+		}
+		assertThat(this.queue.schedules(TOPIC)).hasSize(schedules.size());
+		assertThat(mastersHoldingKeysOf(cluster, this.prefix)).as("masters holding the topic's buckets")
+			.isGreaterThan(1);
+	}
+
+	@Test
 	void retriesDeadLettersCancelAndFindWorkOnEveryBucket() throws Exception {
 		List<String> attempts = new CopyOnWriteArrayList<>();
 		start((job) -> {

@@ -67,6 +67,34 @@ public @interface DelayListener {
 	String backoff() default "";
 
 	/**
+	 * A cron expression (six fields, from seconds, as Spring's {@code CronExpression} reads it) on which the
+	 * application schedules a recurring job for this listener, such as {@code "0 0 2 * * *"} for 02:00 every
+	 * night, in {@link #zone()}. The schedule's id is this listener's {@link #id()}; however many instances
+	 * run the application, each fire time runs once. Empty for none; not together with {@link #fixedRate()}.
+	 */
+	String cron() default "";
+
+	/**
+	 * Time zone of {@link #cron()}, such as {@code "Europe/Berlin"}; UTC when empty (never the JVM's own: the
+	 * instances of one application may run in different zones).
+	 */
+	String zone() default "";
+
+	/**
+	 * A fixed rate at which the application schedules a recurring job for this listener, such as
+	 * {@code "10m"} (a number without unit is milliseconds), measured from fire time to fire time. Empty for
+	 * none; not together with {@link #cron()}.
+	 */
+	String fixedRate() default "";
+
+	/**
+	 * What the schedule of {@link #cron()} or {@link #fixedRate()} does about fire times missed while no
+	 * instance ran: {@code "RUN_ONCE"} (when empty), {@code "SKIP"}, or {@code "RUN_ALL"} (at most 100 of them)
+	 * or {@code "RUN_ALL:<n>"}.
+	 */
+	String misfire() default "";
+
+	/**
 	 * Whether the listener starts with the application, {@code "true"} or {@code "false"}; when empty,
 	 * {@code delay-queue.listener.auto-startup}.
 	 */

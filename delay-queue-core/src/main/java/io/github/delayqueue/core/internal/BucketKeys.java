@@ -20,8 +20,10 @@ package io.github.delayqueue.core.internal;
  * @param control hash: the topic's controls as they apply to this bucket, read by every claim: whether the
  * topic is paused, and its rate limit's share for this bucket with the tokens it has left
  * @param wakeChannel pub/sub channel telling the topic's pollers that a bucket has a new earliest due time
+ * @param schedules hash: the recurring schedules whose id falls in this bucket, three fields each (the
+ * {@code schedule_record.lua} script include describes them)
  */
 public record BucketKeys(String topic, int index, String jobs, String payloads, String delayed, String ready,
 		String reserved, String dead, String signal, String leaseTokens, String policies, String control,
-		String wakeChannel) {
+		String wakeChannel, String schedules) {
 }

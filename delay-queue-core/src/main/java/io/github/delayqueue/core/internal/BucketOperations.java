@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 
 import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.ConsumerInfo;
@@ -40,6 +41,9 @@ public final class BucketOperations {
 	private final DelayQueueScripts scripts = new DelayQueueScripts();
 
 	private final RedisVersionCheck versionCheck;
+
+	private volatile BiConsumer<BucketKeys, List<String>> scheduleRefills = (keys, ids) -> {
+	};
 
 	public BucketOperations(RedisTemplate<String, String> redis) {
 		this.runner = new ScriptRunner(redis.getRequiredConnectionFactory(), redis);
@@ -148,13 +152,14 @@ public final class BucketOperations {
 		this.versionCheck.check();
 		RedisScript<List> script = this.scripts.claim;
 		List<String> scriptKeys = List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(), keys.dead(),
-				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed(), keys.control());
+				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed(), keys.control(), keys.schedules());
 		Object[] args = { Integer.toString(max), (policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
 				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
 				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
 				(backOff != null) ? decimal(backOff.multiplier()) : "",
 				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.jitter()) : "", due ? "1" : "" };
+				(backOff != null) ? decimal(backOff.jitter()) : "", due ? "1" : "", keys.wakeChannel(),
+				Integer.toString(keys.index()) };
 		List reply = (List) (due ? this.runner.callUninterruptibly(script, scriptKeys, args)
 				: this.runner.call(script, scriptKeys, args));
 		long arrivedNanos = System.nanoTime();
@@ -172,8 +177,63 @@ public final class BucketOperations {
 		}
 		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
 		long heldBack = RedisReplies.asLong(reply.get(5));
+		List<String> toRefill = ((List<?>) reply.get(6)).stream().map(RedisReplies::asString).toList();
+		if (!toRefill.isEmpty()) {
+			this.scheduleRefills.accept(keys, toRefill);
+		}
 		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
-				RedisReplies.asLong(reply.get(4)), heldBack == PAUSED, Math.max(0, heldBack));
+				RedisReplies.asLong(reply.get(4)), heldBack == PAUSED, Math.max(0, heldBack), toRefill);
+	}
+
+	/**
+	 * Has {@code refills} told of the recurring schedules whose fire times to come run low, as claims that
+	 * enqueue their next occurrences find them. It must return quickly: it is called on the claiming thread.
+	 */
+	public void onSchedulesToRefill(BiConsumer<BucketKeys, List<String>> refills) {
+		this.scheduleRefills = refills;
+	}
+
+	/**
+	 * Writes a recurring schedule as planned, if its line is still {@code expectedLine} ({@code ""} for none).
+	 * Returns whether it was written.
+	 */
+	public boolean schedule(BucketKeys keys, String id, String expectedLine, String definition, String payload,
+			JobPolicy policy, boolean active, boolean keepPending, String lastFire, List<String> items) {
+		BackOff backOff = policy.backOff();
+		List<String> args = new ArrayList<>(15 + items.size());
+		args.addAll(List.of(id, expectedLine, definition, payload, Long.toString(policy.ttr().toMillis()),
+				Integer.toString(policy.maxAttempts()), Long.toString(backOff.initial().toMillis()),
+				decimal(backOff.multiplier()), Long.toString(backOff.max().toMillis()), decimal(backOff.jitter()),
+				active ? "A" : "P", keepPending ? "1" : "", lastFire, keys.wakeChannel(),
+				Integer.toString(keys.index())));
+		args.addAll(items);
+		return (Long) call(this.scripts.schedule, List.of(keys.schedules(), keys.payloads(), keys.jobs(),
+				keys.delayed(), keys.ready(), keys.policies()), args.toArray()) == 1;
+	}
+
+	/**
+	 * Removes a recurring schedule and its pending occurrence. Returns whether there was one.
+	 */
+	public boolean unschedule(BucketKeys keys, String id) {
+		return (Long) call(this.scripts.unschedule,
+				List.of(keys.schedules(), keys.payloads(), keys.jobs(), keys.delayed(), keys.ready()), id) == 1;
+	}
+
+	/**
+	 * Reads recurring schedules of the bucket as stored: those named, or every one when none is named.
+	 */
+	public StoredSchedules readSchedules(BucketKeys keys, List<String> ids) {
+		List reply = run(this.scripts.scheduleRead, List.of(keys.schedules(), keys.delayed(), keys.ready()),
+				ids.toArray());
+		List<StoredSchedule> schedules = new ArrayList<>(reply.size() - 1);
+		for (Object item : reply.subList(1, reply.size())) {
+			List fields = (List) item;
+			String score = RedisReplies.asString(fields.get(4));
+			schedules.add(StoredSchedule.of(RedisReplies.asString(fields.get(0)), RedisReplies.asString(fields.get(1)),
+					RedisReplies.asString(fields.get(2)), RedisReplies.asString(fields.get(3)),
+					(score == null || score.isEmpty()) ? null : Long.valueOf(score)));
+		}
+		return new StoredSchedules(RedisReplies.asLong(reply.get(0)), schedules);
 	}
 
 	/**

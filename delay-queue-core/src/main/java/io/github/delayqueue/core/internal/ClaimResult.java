@@ -16,9 +16,11 @@ import io.github.delayqueue.core.ReservedJob;
  * @param paused whether the topic is paused, so that the claim took nothing
  * @param rateLimitWaitMillis how long until the topic's rate limit lets the next job start, when it held the
  * claim back (the claim took fewer jobs than it asked for, and more may be waiting); else 0
+ * @param schedulesToRefill the ids of the recurring schedules whose next occurrence it enqueued and whose
+ * fire times to come run low
  */
 public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft, long nowMicros,
-		long nextDueMillis, boolean paused, long rateLimitWaitMillis) {
+		long nextDueMillis, boolean paused, long rateLimitWaitMillis, List<String> schedulesToRefill) {
 
 	/**
 	 * Returns whether the topic's pause or rate limit held the claim back: its consumer should wait (for the

@@ -10,7 +10,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The Lua scripts, one per move, each read and hashed once. Every script is {@code common.lua} followed
- * by its own file from {@code io/github/delayqueue/core/lua/}.
+ * by its own file from {@code io/github/delayqueue/core/lua/}; those touching recurring schedules have
+ * {@code schedule_record.lua} between the two.
  */
 @SuppressWarnings("rawtypes")
 public final class DelayQueueScripts {
@@ -19,7 +20,7 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> promote = load("promote");
 
-	public final RedisScript<List> claim = load("claim");
+	public final RedisScript<List> claim = load("claim", List.class, "schedule_record");
 
 	public final RedisScript<List> finish = load("finish", List.class);
 
@@ -61,6 +62,12 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> consumers = load("consumers");
 
+	public final RedisScript<Long> schedule = load("schedule", Long.class, "schedule_record");
+
+	public final RedisScript<Long> unschedule = load("unschedule", Long.class, "schedule_record");
+
+	public final RedisScript<List> scheduleRead = load("schedule_read", List.class, "schedule_record");
+
 	/**
 	 * Every script, to load into Redis ahead of its first call.
 	 */
@@ -68,15 +75,22 @@ public final class DelayQueueScripts {
 		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
 				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
 				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue, this.payload, this.browse,
-				this.heartbeat, this.consumers);
+				this.heartbeat, this.consumers, this.schedule, this.unschedule, this.scheduleRead);
 	}
 
 	private static RedisScript<List> load(String name) {
 		return load(name, List.class);
 	}
 
-	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		return RedisScript.of(read("common") + "\n" + read(name), resultType);
+	/**
+	 * Loads script {@code name} after {@code common.lua} and the shared pieces it names, in order.
+	 */
+	private static <T> RedisScript<T> load(String name, Class<T> resultType, String... includes) {
+		StringBuilder source = new StringBuilder(read("common")).append('\n');
+		for (String include : includes) {
+			source.append(read(include)).append('\n');
+		}
+		return RedisScript.of(source.append(read(name)).toString(), resultType);
 	}
 
 	private static String read(String name) {

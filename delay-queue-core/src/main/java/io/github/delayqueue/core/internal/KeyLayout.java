@@ -52,7 +52,7 @@ public final class KeyLayout {
 		String base = this.prefix + ":{" + topic + ":" + index + "}:";
 		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
 				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", base + "policies",
-				base + "control", wakeChannel(topic));
+				base + "control", wakeChannel(topic), base + "schedules");
 	}
 
 	/**
@@ -104,7 +104,7 @@ public final class KeyLayout {
 	/**
 	 * Returns the bucket of an id: CRC-32 of its UTF-8 bytes modulo the bucket count.
 	 */
-	static int bucketIndex(String id, int buckets) {
+	public static int bucketIndex(String id, int buckets) {
 		if (buckets == 1) {
 			return 0;
 		}

@@ -12,19 +12,24 @@
 --         the consumer's policy, stamped on each claimed job so that its lease, retries and death
 --         follow it ('' keeps what the job was added with)
 -- ARGV[8] '1' to have the reply say when the next delayed job falls due (a poller claiming as jobs fall due)
+-- KEYS[11] schedules (hash, schedule_record.lua)   ARGV[9] poller wake-up channel   ARGV[10] this bucket's index
 --
 -- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked),
 --           held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused
---           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked) },
+--           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked),
+--           schedules to refill },
 -- where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '' }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 -- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
 -- it asked for (0 otherwise: it took every one there was). A claim held back signals no one: its consumer waits
 -- (for a resume's signal, or the next token) rather than wake another consumer to be held back too.
+-- A claimed job that is the pending occurrence of a recurring schedule (schedule_record.lua) enqueues the
+-- schedule's next occurrence in this same call; schedules to refill lists the ids of those whose fire times
+-- to come run low (fewer than SCHEDULE_REFILL_BELOW left), for the Java side to compute more.
 
-local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control, schedules =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 local most = tonumber(ARGV[1])
 local now = now_ms()
 
@@ -156,8 +161,44 @@ if limited and #ids == most then -- it took all it was allowed, and more may be 
     signal_ready(signal) -- corrupt or stale ids took no token: tokens and work are left
   end
 end
+
+-- recurring schedules: a claimed pending occurrence enqueues the next one, with a copy of its pool entry
+local SCHEDULE_REFILL_BELOW = 16
+local refill = {}
+for _, job in ipairs(claimed) do
+  local id = job[1]
+  local schedule = schedule_of(id)
+  local line = schedule and redis.call('HGET', schedules, 'line:' .. schedule)
+  local state, pending, last, times
+  if line then
+    state, pending, last, times = schedule_line_decode(line)
+  end
+  if pending == id then
+    local item, rest = string.match(times, '^([^,]+),?(.*)$')
+    local next_id = ''
+    if item then
+      next_id = schedule .. '@' .. item
+      last = string.match(item, '^%d+')
+      local fire = tonumber(last)
+      local entry = redis.call('HGET', payloads, id)
+      local meta
+      if entry_head(entry) == '' then -- the occurrence has meta of its own, as it will now
+        meta = meta_decode(redis.call('HGET', jobs, id))
+        meta.state, meta.attempts, meta.due, meta.token, meta.err = 'D', 0, fire, '', ''
+        meta = meta_encode(meta)
+      end
+      enqueue_occurrence(payloads, jobs, delayed, next_id, fire, entry, meta, ARGV[9], ARGV[10])
+    end
+    redis.call('HSET', schedules, 'line:' .. schedule, schedule_line(state, next_id, last, rest or ''))
+    local _, left_times = string.gsub(rest or '', '[^,]+', '')
+    if left_times < SCHEDULE_REFILL_BELOW then
+      refill[#refill + 1] = schedule
+    end
+  end
+end
+
 local next_due = -1
 if ARGV[8] == '1' then
   next_due = earliest(delayed)
 end
-return { clock_us, claimed, corrupt, left, next_due, held }
+return { clock_us, claimed, corrupt, left, next_due, held, refill }

@@ -18,6 +18,9 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.NoSuchScheduleException;
+import io.github.delayqueue.core.Recurrence;
+import io.github.delayqueue.core.ScheduleInfo;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
@@ -41,7 +44,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
  * age of the oldest ready job, promotion lag, delivery lateness, whether it is paused, its rate limit</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
- * one has zero counts) with its live consumers (the heartbeats of listeners in every instance) and a page of its
+ * one has zero counts) with its live consumers (the heartbeats of listeners in every instance), its recurring schedules and their
+ * next fire times, and a page of its
  * dead letters, oldest first; {@code offset} and {@code limit} page them (limit at most
  * {@value #MAX_PAGE_SIZE})</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?state=reserved&offset=0&limit=20}</td><td>the same, with a page
@@ -68,6 +72,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * the delay (Redis clock) or at the instant; 404 when there is none, 400 when it is running or dead</td></tr>
  * <tr><td>{@code DELETE /actuator/delayqueue/{topic}/{id}}</td><td>cancels a job in any state; 404 when there is
  * none</td></tr>
+ * <tr><td>{@code POST /actuator/delayqueue/{topic}/schedules/{id}} with {@code {"action":"pause"}} or
+ * {@code {"action":"resume"}}</td><td>pauses a recurring schedule (its pending job is dropped) or resumes it at
+ * its next fire time; 404 when there is none</td></tr>
+ * <tr><td>{@code DELETE /actuator/delayqueue/{topic}/schedules/{id}}</td><td>removes a recurring schedule and its
+ * pending job; 404 when there is none</td></tr>
  * </table>
  * Write operations answer with the job or the count they touched. Bad input (an invalid topic, an unknown
  * action) is answered with 400. The endpoint is reachable only when the application's
@@ -147,7 +156,7 @@ public class DelayQueueEndpoint {
 		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
 				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
 				stats.promotionLag(), this.lateness.apply(topic), this.queue.isPaused(topic), rateLimit(topic),
-				consumers, deadLetters, jobs);
+				consumers, deadLetters, jobs, this.queue.schedules(topic).stream().map(ScheduleDescriptor::of).toList());
 	}
 
 	@ReadOperation
@@ -268,6 +277,55 @@ public class DelayQueueEndpoint {
 		return ids;
 	}
 
+	/**
+	 * Pauses or resumes a recurring schedule, and returns it as it then stands.
+	 * @param schedules the path segment {@code schedules}
+	 * @param action {@code pause} or {@code resume}
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	@WriteOperation
+	public @Nullable ScheduleDescriptor scheduleAction(@Selector String topic, @Selector String schedules,
+			@Selector String id, String action) {
+		checkSchedulesSegment(schedules);
+		try {
+			switch (action) {
+				case "pause" -> this.queue.pauseSchedule(topic, id);
+				case "resume" -> this.queue.resumeSchedule(topic, id);
+				default -> throw unknownAction(action, "pause, resume");
+			}
+			return this.queue.findSchedule(topic, id).map(ScheduleDescriptor::of).orElse(null);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	/**
+	 * Removes a recurring schedule and its pending job.
+	 * @param schedules the path segment {@code schedules}
+	 * @throws NoSuchScheduleException when the topic has no such schedule
+	 */
+	@DeleteOperation
+	public UnscheduledDescriptor unschedule(@Selector String topic, @Selector String schedules, @Selector String id) {
+		checkSchedulesSegment(schedules);
+		try {
+			if (!this.queue.unschedule(topic, id)) {
+				throw new NoSuchScheduleException(topic, id);
+			}
+			return new UnscheduledDescriptor(topic, id);
+		}
+		catch (InvalidJobException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private static void checkSchedulesSegment(String schedules) {
+		if (!"schedules".equals(schedules)) {
+			throw new InvalidEndpointRequestException("Expected /{topic}/schedules/{id}, was /{topic}/" + schedules
+					+ "/{id}", "Unknown path");
+		}
+	}
+
 	private void reschedule(String topic, String id, @Nullable Duration delay, @Nullable String at) {
 		if ((delay == null) == (at == null)) {
 			throw new InvalidEndpointRequestException("reschedule needs either a delay or an instant (at)",
@@ -313,7 +371,7 @@ public class DelayQueueEndpoint {
 	 * Turns bad input into a bad request, letting a missing job through as itself.
 	 */
 	private static RuntimeException invalid(InvalidJobException ex) {
-		return (ex instanceof NoSuchJobException) ? ex
+		return (ex instanceof NoSuchJobException || ex instanceof NoSuchScheduleException) ? ex
 				: new InvalidEndpointRequestException(ex.getMessage(), "Invalid request", ex);
 	}
 
@@ -361,12 +419,13 @@ public class DelayQueueEndpoint {
 	 * @param consumers its live consumers, in every instance
 	 * @param deadLetters the page of dead letters asked for, or {@code null} when a page of jobs was
 	 * @param jobs the page of jobs in the state asked for, or {@code null} when none was
+	 * @param schedules its recurring schedules
 	 */
 	public record TopicDescriptor(String topic, int buckets, boolean polling, long delayed, long ready,
 			long reserved, long dead, Duration oldestReadyAge, Duration promotionLag,
 			@Nullable LatenessDescriptor lateness, boolean paused, @Nullable String rateLimit,
 			List<ConsumerDescriptor> consumers, @Nullable DeadLettersDescriptor deadLetters,
-			@Nullable JobPageDescriptor jobs) {
+			@Nullable JobPageDescriptor jobs, List<ScheduleDescriptor> schedules) {
 	}
 
 	/**
@@ -398,6 +457,31 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
+	 * A recurring schedule.
+	 *
+	 * @param id the schedule's id
+	 * @param cron its cron expression, or {@code null} for a fixed rate
+	 * @param zone the time zone of its cron expression, or {@code null}
+	 * @param fixedRate its fixed rate, or {@code null} for a cron expression
+	 * @param misfire what it does about fire times missed while no instance ran
+	 * @param paused whether it is paused
+	 * @param nextFireTime when its pending job is due, or {@code null} when none is pending
+	 * @param pendingJob the id of its pending job, or {@code null}
+	 */
+	public record ScheduleDescriptor(String id, @Nullable String cron, @Nullable String zone,
+			@Nullable Duration fixedRate, String misfire, boolean paused, @Nullable Instant nextFireTime,
+			@Nullable String pendingJob) {
+
+		static ScheduleDescriptor of(ScheduleInfo info) {
+			Recurrence recurrence = info.recurrence();
+			return new ScheduleDescriptor(info.id(), recurrence.cronExpression(),
+					(recurrence.zone() != null) ? recurrence.zone().getId() : null, recurrence.fixedRate(),
+					info.misfirePolicy().toString(), info.paused(), info.nextFireTime(), info.pendingOccurrence());
+		}
+
+	}
+
+	/**
 	 * A page of a topic's jobs in one state.
 	 *
 	 * @param state the state of the jobs
@@ -412,6 +496,15 @@ public class DelayQueueEndpoint {
 			return new JobPageDescriptor(page.state(), page.offset(), page.limit(), page.total(), page.jobs());
 		}
 
+	}
+
+	/**
+	 * A removed recurring schedule.
+	 *
+	 * @param topic the schedule's topic
+	 * @param id the schedule's id
+	 */
+	public record UnscheduledDescriptor(String topic, String id) {
 	}
 
 	/**

@@ -3,8 +3,11 @@ package io.github.delayqueue.spring.actuate;
 import java.time.Duration;
 
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.NoSuchScheduleException;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.CancelledDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.JobDescriptor;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.ScheduleDescriptor;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.UnscheduledDescriptor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -14,8 +17,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * Web extension of the {@link DelayQueueEndpoint}: a write operation on a job that does not exist is
- * answered with 404.
+ * Web extension of the {@link DelayQueueEndpoint}: a write operation on a job or a schedule that does not
+ * exist is answered with 404.
  */
 @EndpointWebExtension(endpoint = DelayQueueEndpoint.class)
 public class DelayQueueEndpointWebExtension {
@@ -35,6 +38,30 @@ public class DelayQueueEndpointWebExtension {
 					: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
 		}
 		catch (NoSuchJobException ex) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+	}
+
+	@WriteOperation
+	public WebEndpointResponse<ScheduleDescriptor> scheduleAction(@Selector String topic, @Selector String schedules,
+			@Selector String id, String action) {
+		try {
+			ScheduleDescriptor schedule = this.delegate.scheduleAction(topic, schedules, id, action);
+			return (schedule != null) ? new WebEndpointResponse<>(schedule)
+					: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		catch (NoSuchScheduleException ex) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+	}
+
+	@DeleteOperation
+	public WebEndpointResponse<UnscheduledDescriptor> unschedule(@Selector String topic, @Selector String schedules,
+			@Selector String id) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.unschedule(topic, schedules, id));
+		}
+		catch (NoSuchScheduleException ex) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 	}

@@ -2,6 +2,8 @@ package io.github.delayqueue.spring.annotation;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,9 +14,12 @@ import java.util.function.Function;
 
 import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.MisfirePolicy;
+import io.github.delayqueue.core.Schedule;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.config.DelayListenerEndpoint;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueScheduleRegistrar;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
@@ -34,7 +39,8 @@ import org.springframework.util.StringUtils;
 /**
  * Finds {@link DelayListener @DelayListener} methods on beans, also behind AOP proxies, resolves their
  * attributes and hands an {@link DelayListenerEndpoint} for each to the {@link DelayListenerRegistry} once
- * the singletons exist. It only discovers and describes: the registry creates and runs the containers.
+ * the singletons exist, and the recurring schedule one declares ({@code cron} or {@code fixedRate}) to the
+ * {@link DelayQueueScheduleRegistrar}. It only discovers and describes: the registry creates and runs the containers.
  *
  * <p>It is deliberately not {@code Ordered}, so it runs after every ordered post-processor, auto-proxy
  * creators included, and registers the proxy rather than the raw bean.
@@ -45,6 +51,8 @@ public class DelayListenerAnnotationBeanPostProcessor
 	private final Set<Class<?>> classesWithoutListeners = ConcurrentHashMap.newKeySet();
 
 	private final List<DelayListenerEndpoint> pending = new ArrayList<>();
+
+	private final List<Schedule> pendingSchedules = new ArrayList<>();
 
 	private BeanFactory beanFactory;
 
@@ -73,7 +81,10 @@ public class DelayListenerAnnotationBeanPostProcessor
 			this.classesWithoutListeners.add(targetClass);
 			return bean;
 		}
-		methods.forEach((method, annotation) -> register(describe(bean, method, annotation)));
+		methods.forEach((method, annotation) -> {
+			DelayListenerEndpoint endpoint = describe(bean, method, annotation);
+			register(endpoint, schedule(endpoint, method, annotation));
+		});
 		return bean;
 	}
 
@@ -83,22 +94,83 @@ public class DelayListenerAnnotationBeanPostProcessor
 	@Override
 	public void afterSingletonsInstantiated() {
 		List<DelayListenerEndpoint> endpoints;
+		List<Schedule> schedules;
 		synchronized (this.pending) {
 			this.registry = this.beanFactory.getBean(DelayListenerRegistry.class);
 			endpoints = List.copyOf(this.pending);
+			schedules = List.copyOf(this.pendingSchedules);
 			this.pending.clear();
+			this.pendingSchedules.clear();
 		}
 		endpoints.forEach(this.registry::registerListener);
+		schedules.forEach((schedule) -> scheduleRegistrar(schedule).registerSchedule(schedule));
 	}
 
-	private void register(DelayListenerEndpoint endpoint) {
+	private void register(DelayListenerEndpoint endpoint, Schedule schedule) {
 		synchronized (this.pending) {
 			if (this.registry == null) {
 				this.pending.add(endpoint);
+				if (schedule != null) {
+					this.pendingSchedules.add(schedule);
+				}
 				return;
 			}
 		}
 		this.registry.registerListener(endpoint);
+		if (schedule != null) {
+			scheduleRegistrar(schedule).registerSchedule(schedule);
+		}
+	}
+
+	private DelayQueueScheduleRegistrar scheduleRegistrar(Schedule schedule) {
+		DelayQueueScheduleRegistrar registrar = this.beanFactory.getBeanProvider(DelayQueueScheduleRegistrar.class)
+			.getIfAvailable();
+		if (registrar == null) {
+			throw new IllegalStateException("No DelayQueueScheduleRegistrar bean to make " + schedule
+					+ " of a @DelayListener");
+		}
+		return registrar;
+	}
+
+	/**
+	 * Returns the recurring schedule the annotation declares for the listener, or {@code null} for none.
+	 */
+	private Schedule schedule(DelayListenerEndpoint endpoint, Method method, DelayListener annotation) {
+		Attributes attributes = new Attributes(method);
+		String cron = attributes.resolve("cron", annotation.cron());
+		Duration fixedRate = attributes.parse("fixedRate", annotation.fixedRate(), DurationStyle::detectAndParse);
+		String zone = attributes.resolve("zone", annotation.zone());
+		MisfirePolicy misfire = attributes.parse("misfire", annotation.misfire(), MisfirePolicy::parse);
+		if (cron.isEmpty() && fixedRate == null) {
+			if (!zone.isEmpty() || misfire != null) {
+				throw attributes.invalid(zone.isEmpty() ? "misfire" : "zone",
+						zone.isEmpty() ? annotation.misfire() : annotation.zone(), "only a cron or fixedRate schedule has one");
+			}
+			return null;
+		}
+		if (!cron.isEmpty() && fixedRate != null) {
+			throw attributes.invalid("cron", annotation.cron(), "a listener has a cron or a fixedRate schedule, not both");
+		}
+		Schedule.Builder schedule = Schedule.builder(endpoint.topic(), endpoint.id());
+		try {
+			if (fixedRate != null) {
+				if (!zone.isEmpty()) {
+					throw new IllegalArgumentException("a fixedRate schedule has no zone");
+				}
+				schedule.fixedRate(fixedRate);
+			}
+			else {
+				schedule.cron(cron, zone.isEmpty() ? ZoneOffset.UTC : ZoneId.of(zone));
+			}
+			if (misfire != null) {
+				schedule.misfirePolicy(misfire);
+			}
+			return schedule.build();
+		}
+		catch (RuntimeException ex) {
+			throw attributes.invalid((fixedRate != null) ? "fixedRate" : "cron",
+					(fixedRate != null) ? annotation.fixedRate() : annotation.cron(), ex.getMessage());
+		}
 	}
 
 	private DelayListenerEndpoint describe(Object bean, Method method, DelayListener annotation) {

@@ -2,8 +2,11 @@ package io.github.delayqueue.spring.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 import io.github.delayqueue.core.BackOff;
@@ -20,6 +23,7 @@ import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
 import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueScheduleRegistrar;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,7 +47,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * Auto-configuration of the delay queue: a {@link DelayQueue} on the application's
  * {@link RedisConnectionFactory}, a {@link DelayQueueTemplate} writing payloads with the application's
- * {@link JsonMapper}, and the discovery and lifecycle of {@code @DelayListener} methods. Every
+ * {@link JsonMapper}, the discovery and lifecycle of {@code @DelayListener} methods, and the recurring
+ * schedules they and {@code delay-queue.schedules} declare. Every
  * {@link JobObserver} bean hears what the queue and the listeners do, and with an
  * {@link ObservationRegistry} each handler call is an observation.
  */
@@ -64,7 +69,11 @@ public final class DelayQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DelayQueueTopics delayQueueTopics(DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry) {
-		return new DelayQueueTopics(properties.getTopics().keySet(), () -> registry.stream()
+		Set<String> configured = new LinkedHashSet<>(properties.getTopics().keySet());
+		properties.getSchedules().values().stream().map(DelayQueueProperties.RecurringSchedule::getTopic)
+			.filter(Objects::nonNull)
+			.forEach(configured::add);
+		return new DelayQueueTopics(configured, () -> registry.stream()
 			.flatMap((listeners) -> listeners.getListenerContainers().stream())
 			.map(DelayQueueListenerContainer::getTopic)
 			.toList());
@@ -142,6 +151,14 @@ public final class DelayQueueAutoConfiguration {
 	@ConfigurationPropertiesBinding
 	static StringToRateLimitConverter delayQueueRateLimitConverter() {
 		return new StringToRateLimitConverter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayQueueScheduleRegistrar delayQueueScheduleRegistrar(DelayQueue delayQueue, DelayQueueProperties properties) {
+		DelayQueueScheduleRegistrar registrar = new DelayQueueScheduleRegistrar(delayQueue);
+		properties.getSchedules().forEach((id, schedule) -> registrar.registerSchedule(schedule.toSchedule(id)));
+		return registrar;
 	}
 
 	@Bean

@@ -1,10 +1,14 @@
 package io.github.delayqueue.spring.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.core.MisfirePolicy;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.Schedule;
 import io.github.delayqueue.spring.TransactionalSend;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -79,6 +83,11 @@ public class DelayQueueProperties {
 	 * Settings of individual topics, by topic name, overriding the general ones for that topic.
 	 */
 	private final Map<String, Topic> topics = new LinkedHashMap<>();
+
+	/**
+	 * Recurring schedules to make as the application starts, by schedule id.
+	 */
+	private final Map<String, RecurringSchedule> schedules = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -178,6 +187,156 @@ public class DelayQueueProperties {
 
 	public Map<String, Topic> getTopics() {
 		return this.topics;
+	}
+
+	public Map<String, RecurringSchedule> getSchedules() {
+		return this.schedules;
+	}
+
+	/**
+	 * A recurring schedule: a job run on a topic at every fire time of a cron expression or a fixed rate.
+	 */
+	public static class RecurringSchedule {
+
+		/**
+		 * Topic the schedule's jobs run on.
+		 */
+		private String topic;
+
+		/**
+		 * Cron expression of the fire times, six fields from seconds, such as "0 0 2 * * *". Not together with
+		 * fixed-rate.
+		 */
+		private String cron;
+
+		/**
+		 * Time zone of the cron expression, such as "Europe/Berlin". UTC when unset.
+		 */
+		private ZoneId zone;
+
+		/**
+		 * Time between two fire times. Not together with cron.
+		 */
+		private Duration fixedRate;
+
+		/**
+		 * What the schedule does about fire times missed while no instance ran.
+		 */
+		private MisfirePolicy.Kind misfire = MisfirePolicy.Kind.RUN_ONCE;
+
+		/**
+		 * Maximum number of missed fire times run when misfire is run-all.
+		 */
+		private int misfireMaxRuns = 100;
+
+		/**
+		 * How late a pending job may be before the skip misfire policy drops it.
+		 */
+		private Duration misfireGrace = Schedule.DEFAULT_MISFIRE_GRACE;
+
+		/**
+		 * JSON payload of every job of the schedule.
+		 */
+		private String payload = "null";
+
+		public String getTopic() {
+			return this.topic;
+		}
+
+		public void setTopic(String topic) {
+			this.topic = topic;
+		}
+
+		public String getCron() {
+			return this.cron;
+		}
+
+		public void setCron(String cron) {
+			this.cron = cron;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
+		}
+
+		public Duration getFixedRate() {
+			return this.fixedRate;
+		}
+
+		public void setFixedRate(Duration fixedRate) {
+			this.fixedRate = fixedRate;
+		}
+
+		public MisfirePolicy.Kind getMisfire() {
+			return this.misfire;
+		}
+
+		public void setMisfire(MisfirePolicy.Kind misfire) {
+			this.misfire = misfire;
+		}
+
+		public int getMisfireMaxRuns() {
+			return this.misfireMaxRuns;
+		}
+
+		public void setMisfireMaxRuns(int misfireMaxRuns) {
+			this.misfireMaxRuns = misfireMaxRuns;
+		}
+
+		public Duration getMisfireGrace() {
+			return this.misfireGrace;
+		}
+
+		public void setMisfireGrace(Duration misfireGrace) {
+			this.misfireGrace = misfireGrace;
+		}
+
+		public String getPayload() {
+			return this.payload;
+		}
+
+		public void setPayload(String payload) {
+			this.payload = payload;
+		}
+
+		/**
+		 * Returns the schedule these properties describe.
+		 * @throws IllegalStateException naming the property that is missing or wrong
+		 */
+		Schedule toSchedule(String id) {
+			String where = "delay-queue.schedules." + id;
+			if (this.topic == null) {
+				throw new IllegalStateException(where + ".topic is required");
+			}
+			if ((this.cron == null) == (this.fixedRate == null)) {
+				throw new IllegalStateException(where + " needs either cron or fixed-rate");
+			}
+			try {
+				Schedule.Builder schedule = Schedule.builder(this.topic, id)
+					.payload(this.payload)
+					.misfireGrace(this.misfireGrace)
+					.misfirePolicy(switch (this.misfire) {
+						case RUN_ONCE -> MisfirePolicy.RUN_ONCE;
+						case SKIP -> MisfirePolicy.SKIP;
+						case RUN_ALL -> MisfirePolicy.runAll(this.misfireMaxRuns);
+					});
+				if (this.cron != null) {
+					schedule.cron(this.cron, (this.zone != null) ? this.zone : ZoneOffset.UTC);
+				}
+				else {
+					schedule.fixedRate(this.fixedRate);
+				}
+				return schedule.build();
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+			}
+		}
+
 	}
 
 	/**

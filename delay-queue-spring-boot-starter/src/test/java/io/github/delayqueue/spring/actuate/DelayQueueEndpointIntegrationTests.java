@@ -2,6 +2,7 @@ package io.github.delayqueue.spring.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.Schedule;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.test.RedisServer;
@@ -287,6 +289,43 @@ class DelayQueueEndpointIntegrationTests {
 		for (String id : new String[] { "a", "b", "c" }) {
 			this.queue.cancel("selected", id);
 		}
+	}
+
+	@Test
+	void listsATopicsSchedulesWithTheirNextFireTimesAndPausesResumesAndRemovesOne() {
+		this.queue.schedule(Schedule.builder("reports", "nightly").cron("0 0 2 * * *", ZoneId.of("Europe/Berlin")).build());
+
+		JsonNode schedules = exchange(HttpMethod.GET, "/reports", null).body().get("schedules");
+		assertThat(schedules).hasSize(1);
+		JsonNode nightly = schedules.get(0);
+		assertThat(nightly.get("id").asString()).isEqualTo("nightly");
+		assertThat(nightly.get("cron").asString()).isEqualTo("0 0 2 * * *");
+		assertThat(nightly.get("zone").asString()).isEqualTo("Europe/Berlin");
+		assertThat(nightly.get("misfire").asString()).isEqualTo("RUN_ONCE");
+		assertThat(nightly.get("paused").asBoolean()).isFalse();
+		Instant next = Instant.parse(nightly.get("nextFireTime").asString());
+		assertThat(next.atZone(ZoneId.of("Europe/Berlin")).getHour()).isEqualTo(2);
+		assertThat(nightly.get("pendingJob").asString()).startsWith("nightly@");
+
+		Response paused = exchange(HttpMethod.POST, "/reports/schedules/nightly", Map.of("action", "pause"));
+		assertThat(paused.status()).isEqualTo(200);
+		assertThat(paused.body().get("paused").asBoolean()).isTrue();
+		assertThat(paused.body().get("nextFireTime").isNull()).isTrue();
+		Response resumed = exchange(HttpMethod.POST, "/reports/schedules/nightly", Map.of("action", "resume"));
+		assertThat(Instant.parse(resumed.body().get("nextFireTime").asString())).isEqualTo(next);
+		assertThat(exchange(HttpMethod.POST, "/reports/schedules/nightly", Map.of("action", "explode")).status())
+			.isEqualTo(400);
+		assertThat(exchange(HttpMethod.POST, "/reports/schedules/none", Map.of("action", "pause")).status())
+			.isEqualTo(404);
+		assertThat(exchange(HttpMethod.POST, "/reports/other/nightly", Map.of("action", "pause")).status())
+			.isEqualTo(400);
+
+		Response removed = exchange(HttpMethod.DELETE, "/reports/schedules/nightly", null);
+		assertThat(removed.status()).isEqualTo(200);
+		assertThat(removed.body().get("id").asString()).isEqualTo("nightly");
+		assertThat(this.queue.schedules("reports")).isEmpty();
+		assertThat(this.queue.stats("reports").delayed()).isZero();
+		assertThat(exchange(HttpMethod.DELETE, "/reports/schedules/nightly", null).status()).isEqualTo(404);
 	}
 
 	@Test
