@@ -54,24 +54,21 @@
   // ---- API --------------------------------------------------------------------------------------------------------
 
   class ApiError extends Error {
-    constructor(status, message, feature) {
+    constructor(status, message) {
       super(message);
       this.status = status;
-      this.feature = feature;
     }
   }
 
   async function failure(response) {
     let detail = response.status + ' ' + response.statusText;
-    let feature;
     try {
       const problem = await response.json();
       detail = problem.detail || problem.title || detail;
-      feature = problem.feature;
     } catch (ignored) {
       // not a problem document: keep the status line
     }
-    return new ApiError(response.status, detail, feature);
+    return new ApiError(response.status, detail);
   }
 
   async function get(path, parameters) {
@@ -103,10 +100,6 @@
 
   function topicPath(topic) {
     return 'topics/' + encodeURIComponent(topic);
-  }
-
-  function has(feature) {
-    return session.features.includes(feature);
   }
 
   // ---- reporting and confirming -----------------------------------------------------------------------------------
@@ -147,11 +140,7 @@
     }
     try {
       const result = await write();
-      let message = result.message;
-      for (const [id, reason] of Object.entries(result.refused || {})) {
-        message += '\n' + id + ': ' + reason;
-      }
-      report(message, false);
+      report(result.message, false);
       return true;
     } catch (error) {
       report(error.message, true);
@@ -203,19 +192,15 @@
   }
 
   function pausedState(paused) {
-    if (paused === null || paused === undefined) {
-      return el('span', { class: 'state', title: 'This delay queue does not offer pausing yet' }, 'unknown');
-    }
     return el('span', { class: 'state ' + (paused ? 'paused' : 'running') }, paused ? 'paused' : 'running');
+  }
+
+  function rateLimitText(rateLimit) {
+    return rateLimit ? rateLimit.replace('/', ' per ') : 'none';
   }
 
   function thisInstance() {
     return el('span', { class: 'sub' }, 'this instance');
-  }
-
-  function unavailable(what) {
-    return el('p', { class: 'unavailable' }, what
-      + ' is not available: the delay queue behind this console does not offer it yet.');
   }
 
   // ---- history and rates ------------------------------------------------------------------------------------------
@@ -360,7 +345,8 @@
             el('td', { class: 'num', 'data-field': 'reserved' }, count(topic.reserved)),
             el('td', { class: 'num', 'data-field': 'dead' }, count(topic.dead)),
             el('td', { class: 'num' }, millis(topic.oldestReadyAgeMillis)),
-            has('PAUSE') ? el('td', { 'data-field': 'paused' }, pausedState(topic.paused)) : null,
+            el('td', { 'data-field': 'paused' }, pausedState(topic.paused)),
+            el('td', { 'data-field': 'rateLimit' }, rateLimitText(topic.rateLimit)),
             el('td', { class: 'num rate-in' }, rate ? rate.in.toFixed(1) : '—'),
             el('td', { class: 'num rate-out' }, rate ? rate.out.toFixed(1) : '—'),
             el('td', { class: 'num' }, percentile('p50') + ' / ' + percentile('p99')));
@@ -369,7 +355,8 @@
           el('thead', {}, el('tr', {},
             el('th', {}, 'Topic'), el('th', { class: 'num' }, 'Delayed'), el('th', { class: 'num' }, 'Ready'),
             el('th', { class: 'num' }, 'Reserved'), el('th', { class: 'num' }, 'Dead'),
-            el('th', { class: 'num' }, 'Oldest ready'), has('PAUSE') ? el('th', {}, 'State') : null,
+            el('th', { class: 'num' }, 'Oldest ready'), el('th', {}, 'State'),
+            el('th', { title: 'Jobs started per interval at most, across every instance' }, 'Rate limit'),
             el('th', { class: 'num', title: 'Jobs this instance added per second' }, 'In/s', thisInstance()),
             el('th', { class: 'num', title: 'Jobs this instance completed per second' }, 'Out/s', thisInstance()),
             el('th', { class: 'num', title: 'Delivery lateness measured by this instance, last few minutes' },
@@ -381,7 +368,7 @@
 
   function topicView(root, topic) {
     crumbs(el('a', { href: '#/' }, 'Topics'), el('a', { href: '#/topic/' + encodeURIComponent(topic) }, topic));
-    let tab = 'dead';
+    let tab = 'DEAD';
     let offset = 0;
     let shown = null; // what the panel shows, so that a refresh redraws it only when it changed
     let controlShown = null;
@@ -408,7 +395,7 @@
         'Open job')),
       tabs, panel);
 
-    const tabNames = { dead: 'Dead letters', DELAYED: 'Delayed', READY: 'Ready', RESERVED: 'Reserved',
+    const tabNames = { DEAD: 'Dead letters', DELAYED: 'Delayed', READY: 'Ready', RESERVED: 'Reserved',
       consumers: 'Consumers' };
     function drawTabs() {
       tabs.replaceChildren(...Object.entries(tabNames).map(([key, name]) => el('button', {
@@ -419,12 +406,16 @@
 
     function pager(page) {
       const last = Math.min(page.offset + page.limit, page.total);
+      // a page reaches at most maxDepth jobs deep; the jobs beyond are opened by id
+      const deepest = page.offset + 2 * page.limit > page.maxDepth;
       return el('div', { class: 'pager' },
         el('button', { type: 'button', disabled: page.offset === 0,
           onclick: () => { offset = Math.max(0, offset - PAGE_SIZE); shown = null; loadPanel(); } }, 'Previous'),
         el('span', {}, page.total === 0 ? 'none' : (page.offset + 1) + '–' + last + ' of ' + count(page.total)),
-        el('button', { type: 'button', disabled: last >= page.total,
-          onclick: () => { offset += PAGE_SIZE; shown = null; loadPanel(); } }, 'Next'));
+        el('button', { type: 'button', disabled: last >= page.total || deepest,
+          onclick: () => { offset += PAGE_SIZE; shown = null; loadPanel(); } }, 'Next'),
+        deepest && last < page.total ? el('span', {}, 'Pages reach ' + count(page.maxDepth)
+          + ' jobs deep; open the jobs beyond by their id.') : null);
     }
 
     function jobLink(id) {
@@ -432,68 +423,75 @@
         'data-job': id }, id);
     }
 
-    async function loadDeadLetters() {
-      const page = await get(topicPath(topic) + '/dead-letters', { offset, limit: PAGE_SIZE });
-      const key = 'dead|' + JSON.stringify(page);
-      if (key === shown) {
-        return;
+    function payloadCell(job) {
+      const cut = job.payloadBytes > new TextEncoder().encode(job.payloadPreview).length;
+      return el('td', { class: 'payload-line', title: job.payloadPreview }, job.payloadPreview + (cut ? '…' : ''));
+    }
+
+    function deadLetterActions() {
+      if (!session.writesEnabled) {
+        return '';
       }
-      shown = key;
-      const actions = session.writesEnabled ? el('div', { class: 'toolbar' },
-        el('button', { type: 'button', id: 'replay-selected', onclick: () => act(
-          'Replay the ' + selected.size + ' selected dead letters of topic ' + topic + '?',
-          () => post(topicPath(topic) + '/dead-letters/replay', { ids: [...selected] })
-        ).then(() => selected.clear()) }, 'Replay selected'),
+      return el('div', { class: 'toolbar' },
+        el('button', { type: 'button', id: 'replay-selected', onclick: () => {
+          if (selected.size === 0) {
+            report('Select the dead letters to replay first.', true);
+            return;
+          }
+          act('Replay the ' + selected.size + ' selected dead letters of topic ' + topic + '?',
+            () => post(topicPath(topic) + '/dead-letters/replay', { ids: [...selected] }))
+            .then(() => selected.clear());
+        } }, 'Replay selected'),
         el('button', { type: 'button', id: 'replay-all', onclick: () => act(
           'Replay every dead letter of topic ' + topic + '?',
           () => post(topicPath(topic) + '/dead-letters/replay-all')) }, 'Replay all'),
         el('button', { type: 'button', id: 'purge', class: 'danger', onclick: () => act(
           'Delete every dead letter of topic ' + topic + '? This cannot be undone.',
-          () => post(topicPath(topic) + '/dead-letters/purge')) }, 'Purge all')) : null;
-      const rows = page.letters.map((letter) => {
-        const box = el('input', { type: 'checkbox', 'aria-label': 'Select ' + letter.id,
-          checked: selected.has(letter.id) });
-        box.addEventListener('change', () => (box.checked ? selected.add(letter.id) : selected.delete(letter.id)));
-        return el('tr', { 'data-letter': letter.id },
-          session.writesEnabled ? el('td', {}, box) : null,
-          el('td', {}, jobLink(letter.id)),
-          el('td', {}, when(letter.diedAt)),
-          el('td', { class: 'num' }, count(letter.attempts)),
-          el('td', { class: 'error-line', title: letter.lastError }, letter.lastError));
-      });
-      panel.replaceChildren(actions || '', page.letters.length === 0
-        ? el('p', { class: 'muted', id: 'no-dead-letters' }, 'No dead letters.')
-        : el('table', { id: 'dead-letters' }, el('thead', {}, el('tr', {},
-          session.writesEnabled ? el('th', {}, '') : null, el('th', {}, 'Id'), el('th', {}, 'Died'),
-          el('th', { class: 'num' }, 'Attempts'), el('th', {}, 'Last error'))), el('tbody', {}, rows)),
-      pager(page));
+          () => post(topicPath(topic) + '/dead-letters/purge')) }, 'Purge all'));
     }
 
+    // The columns of each state's list: a heading and the cell of a job.
+    const columns = {
+      DELAYED: [['Due', (job) => el('td', {}, when(job.dueAt))]],
+      READY: [['Due', (job) => el('td', {}, when(job.dueAt))]],
+      RESERVED: [['Lease deadline', (job) => el('td', { 'data-field': 'leaseDeadline' }, when(job.leaseDeadline))]],
+      DEAD: [['Died', (job) => el('td', {}, when(job.diedAt))]]
+    };
+
     async function loadJobs(state) {
-      if (!has('JOB_LISTS')) {
-        panel.replaceChildren(unavailable('Listing ' + state.toLowerCase() + ' jobs'),
-          el('p', { class: 'muted' }, 'Open any job by its id above.'));
-        return;
-      }
       const page = await get(topicPath(topic) + '/jobs', { state, offset, limit: PAGE_SIZE });
       const key = state + '|' + JSON.stringify(page);
       if (key === shown) {
         return;
       }
       shown = key;
-      panel.replaceChildren(page.jobs.length === 0 ? el('p', { class: 'muted' }, 'No ' + state.toLowerCase()
-        + ' jobs.') : el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'Id'), el('th', {}, 'Due'),
-        el('th', { class: 'num' }, 'Attempts'), state === 'RESERVED' ? el('th', {}, 'Lease deadline') : null)),
-      el('tbody', {}, page.jobs.map((job) => el('tr', {}, el('td', {}, jobLink(job.id)), el('td', {}, when(job.dueAt)),
-        el('td', { class: 'num' }, count(job.attempts)),
-        state === 'RESERVED' ? el('td', {}, when(job.leaseDeadline)) : null)))), pager(page));
+      const dead = state === 'DEAD';
+      const selectable = dead && session.writesEnabled;
+      const rows = page.jobs.map((job) => {
+        let box = null;
+        if (selectable) {
+          box = el('input', { type: 'checkbox', 'aria-label': 'Select ' + job.id, checked: selected.has(job.id) });
+          box.addEventListener('change', () => (box.checked ? selected.add(job.id) : selected.delete(job.id)));
+        }
+        return el('tr', { 'data-job-row': job.id },
+          selectable ? el('td', {}, box) : null,
+          el('td', {}, jobLink(job.id)),
+          columns[state].map(([, cell]) => cell(job)),
+          el('td', { class: 'num' }, job.attempts + ' of ' + job.maxAttempts),
+          dead ? el('td', { class: 'error-line', title: job.lastError || '' }, job.lastError || '—')
+            : payloadCell(job));
+      });
+      const noun = dead ? 'dead letters' : state.toLowerCase() + ' jobs';
+      panel.replaceChildren(dead ? deadLetterActions() : '', page.jobs.length === 0
+        ? el('p', { class: 'muted', id: dead ? 'no-dead-letters' : 'no-jobs' }, 'No ' + noun + '.')
+        : el('table', { id: dead ? 'dead-letters' : 'jobs' }, el('thead', {}, el('tr', {},
+          selectable ? el('th', {}, '') : null, el('th', {}, 'Id'),
+          columns[state].map(([heading]) => el('th', {}, heading)),
+          el('th', { class: 'num' }, 'Attempts'), el('th', {}, dead ? 'Last error' : 'Payload'))),
+        el('tbody', {}, rows)), pager(page));
     }
 
     async function loadConsumers() {
-      if (!has('CONSUMERS')) {
-        panel.replaceChildren(unavailable('Listing live consumers'));
-        return;
-      }
       const consumers = await get(topicPath(topic) + '/consumers');
       const key = 'consumers|' + JSON.stringify(consumers);
       if (key === shown) {
@@ -501,24 +499,26 @@
       }
       shown = key;
       panel.replaceChildren(consumers.length === 0
-        ? el('p', { class: 'muted' }, 'No live consumer of this topic on any instance.')
+        ? el('p', { class: 'muted', id: 'no-consumers' }, 'No live consumer of this topic on any instance.')
         : el('table', { id: 'consumers' }, el('thead', {}, el('tr', {}, el('th', {}, 'Instance'),
-          el('th', {}, 'Container'), el('th', { class: 'num' }, 'In flight / concurrency'), el('th', {}, 'Last claim'),
-          el('th', {}, 'Handled'), el('th', {}, 'State'), el('th', {}, 'Started'), el('th', {}, 'Heartbeat expires'))),
-        el('tbody', {}, consumers.map((consumer) => el('tr', {}, el('td', {}, consumer.instance),
+          el('th', {}, 'Container'), el('th', { class: 'num' }, 'In flight / concurrency'),
+          el('th', { class: 'num', title: 'Since the consumer started' }, 'Claimed / finished / failed'),
+          el('th', {}, 'Last claim'), el('th', {}, 'State'), el('th', {}, 'Started'),
+          el('th', {}, 'Heartbeat expires'))),
+        el('tbody', {}, consumers.map((consumer) => el('tr', { 'data-consumer': consumer.containerId },
+          el('td', {}, consumer.instance),
           el('td', {}, consumer.containerId),
           el('td', { class: 'num' }, consumer.inFlight + ' / ' + consumer.concurrency),
-          el('td', {}, when(consumer.lastClaim)),
-          el('td', {}, Object.entries(consumer.handled).map(([outcome, n]) => outcome + ' ' + n).join(', ')),
+          el('td', { class: 'num' }, count(consumer.claimed) + ' / ' + count(consumer.finished) + ' / '
+            + count(consumer.failed)),
+          el('td', {}, when(consumer.lastClaimAt)),
           el('td', {}, pausedState(consumer.paused)), el('td', {}, when(consumer.startedAt)),
           el('td', {}, when(consumer.expiresAt)))))));
     }
 
     async function loadPanel() {
       try {
-        if (tab === 'dead') {
-          await loadDeadLetters();
-        } else if (tab === 'consumers') {
+        if (tab === 'consumers') {
           await loadConsumers();
         } else {
           await loadJobs(tab);
@@ -530,32 +530,47 @@
 
     function drawControl(detail) {
       const summary = detail.summary;
-      const key = summary.paused + '|' + JSON.stringify(detail.rateLimit) + '|' + detail.promotionLagMillis;
+      const key = summary.paused + '|' + summary.rateLimit + '|' + detail.promotionLagMillis;
       if (key === controlShown) {
         return;
       }
       controlShown = key;
-      const parts = [];
-      if (has('PAUSE')) {
-        parts.push(el('span', {}, 'State: '), pausedState(summary.paused));
-        if (session.writesEnabled) {
-          parts.push(summary.paused
-            ? el('button', { type: 'button', id: 'resume', class: 'primary', onclick: () => act(
-              'Resume topic ' + topic + ' on every instance?', () => post(topicPath(topic) + '/resume')) }, 'Resume')
-            : el('button', { type: 'button', id: 'pause', class: 'danger', onclick: () => act(
-              'Pause topic ' + topic + ' on every instance? Running jobs finish; no new job is claimed until it is '
-              + 'resumed.', () => post(topicPath(topic) + '/pause')) }, 'Pause'));
+      const parts = [el('span', {}, 'State: '), pausedState(summary.paused)];
+      if (session.writesEnabled) {
+        parts.push(summary.paused
+          ? el('button', { type: 'button', id: 'resume', class: 'primary', onclick: () => act(
+            'Resume topic ' + topic + ' on every instance?', () => post(topicPath(topic) + '/resume')) }, 'Resume')
+          : el('button', { type: 'button', id: 'pause', class: 'danger', onclick: () => act(
+            'Pause topic ' + topic + ' on every instance? Running jobs finish; no new job is claimed until it is '
+            + 'resumed.', () => post(topicPath(topic) + '/pause')) }, 'Pause'));
+      }
+      parts.push(el('span', { class: 'separator' }, 'Rate limit: '),
+        el('span', { id: 'rate-limit' }, rateLimitText(summary.rateLimit)));
+      if (session.writesEnabled) {
+        const input = el('input', { type: 'text', id: 'rate-limit-value', class: 'short', placeholder: '100/1s',
+          'aria-label': 'Rate limit: jobs per interval, such as 100/1s' });
+        const setLimit = () => {
+          const value = input.value.trim();
+          if (value === '') {
+            report('Give a rate limit as jobs per interval, such as 100/1s or 5/1m.', true);
+            return;
+          }
+          act('Limit topic ' + topic + ' to ' + value + ' on every instance?',
+            () => post(topicPath(topic) + '/rate-limit', { rateLimit: value }));
+        };
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter') {
+            setLimit();
+          }
+        });
+        parts.push(input, el('button', { type: 'button', id: 'set-rate-limit', onclick: setLimit }, 'Set limit'));
+        if (summary.rateLimit) {
+          parts.push(el('button', { type: 'button', id: 'remove-rate-limit', onclick: () => act(
+            'Remove the rate limit of topic ' + topic + '? Its jobs start as fast as its consumers take them.',
+            () => post(topicPath(topic) + '/rate-limit/remove')) }, 'Remove limit'));
         }
-      } else {
-        parts.push(el('span', { class: 'muted', id: 'pause-unavailable' }, 'Pause and resume are not available: the '
-          + 'delay queue behind this console does not offer them yet.'));
       }
-      if (has('RATE_LIMITS')) {
-        parts.push(el('span', { class: 'muted' }, detail.rateLimit
-          ? 'Rate limit: ' + detail.rateLimit.jobs + ' jobs per ' + millis(detail.rateLimit.perMillis)
-          : 'No rate limit'));
-      }
-      parts.push(el('span', { class: 'muted' }, 'Promotion lag: ' + millis(detail.promotionLagMillis)));
+      parts.push(el('span', { class: 'muted separator' }, 'Promotion lag: ' + millis(detail.promotionLagMillis)));
       control.replaceChildren(...parts);
     }
 

@@ -5,30 +5,24 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedSet;
 
-import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 
 /**
  * What the console reads and does, one method per view or action. {@link DelayQueueConsoleOperations} does it with
- * the application's {@link io.github.delayqueue.core.DelayQueue}; an application may declare a bean of its own.
- * <p>
- * Operations of a {@link ConsoleFeature} missing from {@link #features()} throw
- * {@link ConsoleOperationUnavailableException}, and the page does not offer them.
+ * the application's {@link io.github.delayqueue.core.DelayQueue}; an application may declare a bean of its own, to
+ * narrow the topics shown for instance.
  */
 public interface ConsoleOperations {
 
 	/**
-	 * Returns the features this console has beyond the ones every delay queue offers.
-	 */
-	Set<ConsoleFeature> features();
-
-	/**
-	 * Returns the topics the application knows, sorted.
+	 * Returns the topics to show, sorted.
 	 */
 	SortedSet<String> topics();
 
@@ -36,39 +30,32 @@ public interface ConsoleOperations {
 
 	/**
 	 * Returns whether the topic is paused, across the fleet.
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#PAUSE}
 	 */
 	boolean isPaused(String topic);
 
-	/**
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#PAUSE}
-	 */
 	void pause(String topic);
 
-	/**
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#PAUSE}
-	 */
 	void resume(String topic);
 
 	/**
-	 * Returns the topic's rate limit, or empty when it has none.
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#RATE_LIMITS}
+	 * Returns the topic's rate limit across the fleet, or empty when it has none.
 	 */
-	Optional<RateLimitView> rateLimit(String topic);
+	Optional<RateLimit> rateLimit(String topic);
+
+	void setRateLimit(String topic, RateLimit limit);
+
+	void removeRateLimit(String topic);
 
 	/**
 	 * Returns the live consumers of the topic on every instance.
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#CONSUMERS}
 	 */
-	List<ConsumerView> consumers(String topic);
+	List<ConsumerInfo> consumers(String topic);
 
 	/**
-	 * Returns a page of the topic's jobs in a state other than {@link JobState#DEAD} (see {@link #deadLetters}).
-	 * @throws ConsoleOperationUnavailableException without {@link ConsoleFeature#JOB_LISTS}
+	 * Returns a page of the topic's jobs in one state.
+	 * @throws IllegalArgumentException when the page reaches beyond {@link JobPage#MAX_DEPTH}
 	 */
-	JobListPage jobs(String topic, JobState state, int offset, int limit);
-
-	List<DeadLetter> deadLetters(String topic, int offset, int limit);
+	JobPage jobs(String topic, JobState state, int offset, int limit);
 
 	Optional<JobInfo> find(String topic, String id);
 
@@ -88,9 +75,9 @@ public interface ConsoleOperations {
 	void replay(String topic, String id);
 
 	/**
-	 * Replays each of the dead letters named, reporting those it could not replay rather than stopping at them.
+	 * Replays the dead letters among the ids, skipping the others, and returns how many were replayed.
 	 */
-	ReplayResult replay(String topic, Collection<String> ids);
+	long replay(String topic, Collection<String> ids);
 
 	long replayAll(String topic);
 

@@ -3,45 +3,72 @@ package io.github.delayqueue.console;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeSet;
 
-import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DelayQueue;
-import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The console's operations done with the application's {@link DelayQueue}, on the topics of its
- * {@link DelayQueueTopics}.
+ * The console's operations done with the application's {@link DelayQueue}. It shows the topics of its
+ * {@link DelayQueueTopics} (those this application configures, listens to or sends to) and those Redis holds a
+ * trace of ({@link DelayQueue#knownTopics()}), such as the topics of other applications sharing the key prefix.
  */
 public class DelayQueueConsoleOperations implements ConsoleOperations {
+
+	/**
+	 * How long the topics found in Redis are kept before they are looked up again: finding them scans the key
+	 * space, too much to do on every refresh of every open page.
+	 */
+	public static final Duration DEFAULT_KNOWN_TOPICS_REFRESH = Duration.ofSeconds(10);
 
 	private final DelayQueue queue;
 
 	private final DelayQueueTopics topics;
 
+	private final long knownTopicsRefreshNanos;
+
+	private volatile @Nullable KnownTopics knownTopics;
+
 	public DelayQueueConsoleOperations(DelayQueue queue, DelayQueueTopics topics) {
-		this.queue = queue;
-		this.topics = topics;
+		this(queue, topics, DEFAULT_KNOWN_TOPICS_REFRESH);
 	}
 
-	@Override
-	public Set<ConsoleFeature> features() {
-		return EnumSet.noneOf(ConsoleFeature.class);
+	/**
+	 * @param queue the delay queue
+	 * @param topics the application's topics
+	 * @param knownTopicsRefresh how long the topics found in Redis are kept before they are looked up again
+	 */
+	public DelayQueueConsoleOperations(DelayQueue queue, DelayQueueTopics topics, Duration knownTopicsRefresh) {
+		this.queue = queue;
+		this.topics = topics;
+		this.knownTopicsRefreshNanos = knownTopicsRefresh.toNanos();
 	}
 
 	@Override
 	public SortedSet<String> topics() {
-		return this.topics.getTopics();
+		SortedSet<String> all = new TreeSet<>(this.topics.getTopics());
+		all.addAll(knownTopics());
+		return all;
+	}
+
+	private SortedSet<String> knownTopics() {
+		KnownTopics known = this.knownTopics;
+		long now = System.nanoTime();
+		if (known == null || now - known.readAtNanos() >= this.knownTopicsRefreshNanos) {
+			known = new KnownTopics(this.queue.knownTopics(), now);
+			this.knownTopics = known;
+		}
+		return known.topics();
 	}
 
 	@Override
@@ -51,38 +78,42 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 
 	@Override
 	public boolean isPaused(String topic) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.PAUSE, "Reading whether a topic is paused");
+		return this.queue.isPaused(topic);
 	}
 
 	@Override
 	public void pause(String topic) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.PAUSE, "Pausing a topic");
+		this.queue.pause(topic);
 	}
 
 	@Override
 	public void resume(String topic) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.PAUSE, "Resuming a topic");
+		this.queue.resume(topic);
 	}
 
 	@Override
-	public Optional<RateLimitView> rateLimit(String topic) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.RATE_LIMITS, "Reading a topic's rate limit");
+	public Optional<RateLimit> rateLimit(String topic) {
+		return this.queue.rateLimit(topic);
 	}
 
 	@Override
-	public List<ConsumerView> consumers(String topic) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.CONSUMERS, "Listing a topic's consumers");
+	public void setRateLimit(String topic, RateLimit limit) {
+		this.queue.setRateLimit(topic, limit);
 	}
 
 	@Override
-	public JobListPage jobs(String topic, JobState state, int offset, int limit) {
-		throw new ConsoleOperationUnavailableException(ConsoleFeature.JOB_LISTS,
-				"Listing a topic's " + state.name().toLowerCase(java.util.Locale.ROOT) + " jobs");
+	public void removeRateLimit(String topic) {
+		this.queue.removeRateLimit(topic);
 	}
 
 	@Override
-	public List<DeadLetter> deadLetters(String topic, int offset, int limit) {
-		return this.queue.deadLetters(topic, offset, limit);
+	public List<ConsumerInfo> consumers(String topic) {
+		return this.queue.consumers(topic);
+	}
+
+	@Override
+	public JobPage jobs(String topic, JobState state, int offset, int limit) {
+		return this.queue.jobs(topic, state, offset, limit);
 	}
 
 	@Override
@@ -121,19 +152,8 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 	}
 
 	@Override
-	public ReplayResult replay(String topic, Collection<String> ids) {
-		long replayed = 0;
-		Map<String, String> refused = new LinkedHashMap<>();
-		for (String id : ids) {
-			try {
-				this.queue.replay(topic, id);
-				replayed++;
-			}
-			catch (InvalidJobException ex) {
-				refused.put(id, ex.getMessage());
-			}
-		}
-		return new ReplayResult(replayed, refused);
+	public long replay(String topic, Collection<String> ids) {
+		return this.queue.replay(topic, ids);
 	}
 
 	@Override
@@ -144,6 +164,12 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 	@Override
 	public long purgeDead(String topic) {
 		return this.queue.purgeDead(topic);
+	}
+
+	/**
+	 * The topics found in Redis, and when.
+	 */
+	private record KnownTopics(SortedSet<String> topics, long readAtNanos) {
 	}
 
 }

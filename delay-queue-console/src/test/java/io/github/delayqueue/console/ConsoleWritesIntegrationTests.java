@@ -6,6 +6,8 @@ import java.time.Instant;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +23,8 @@ import org.springframework.web.context.WebApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.nullValue;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -62,12 +66,13 @@ class ConsoleWritesIntegrationTests extends ConsoleIntegrationTestSupport {
 			.andExpect(jsonPath("$.message").value("Replayed dead letter a: it is ready to run again"));
 		assertThat(state(topic, "a")).isEqualTo(JobState.READY);
 
-		write(topic, "/dead-letters/replay", "{\"ids\":[\"b\",\"c\",\"a\"]}").andExpect(status().isOk())
+		write(topic, "/dead-letters/replay", "{\"ids\":[\"b\",\"c\",\"a\",\"b\"]}").andExpect(status().isOk())
 			.andExpect(jsonPath("$.count").value(2))
-			.andExpect(jsonPath("$.refused.a").value(containsString("is not DEAD")))
-			.andExpect(jsonPath("$.message").value("Replayed 2 of 3 selected dead letters; 1 could not be replayed"));
+			.andExpect(jsonPath("$.message").value("Replayed 2 of 3 selected dead letters; skipped 1 that are not "
+					+ "dead letters (any more: replayed, cancelled or purged meanwhile)"));
 		assertThat(state(topic, "b")).isEqualTo(JobState.READY);
 		assertThat(state(topic, "c")).isEqualTo(JobState.READY);
+		write(topic, "/dead-letters/replay", "{\"ids\":[]}").andExpect(status().isBadRequest());
 
 		deadLetters(topic + "-2", "x", "{}", "y", "{}");
 		write(topic + "-2", "/dead-letters/replay-all", "").andExpect(jsonPath("$.count").value(2));
@@ -104,10 +109,49 @@ class ConsoleWritesIntegrationTests extends ConsoleIntegrationTestSupport {
 	}
 
 	@Test
-	void pauseIsAnsweredWith501UntilTheQueueOffersIt() throws Exception {
-		write("console-pause", "/pause", "").andExpect(status().isNotImplemented())
-			.andExpect(jsonPath("$.feature").value("PAUSE"))
-			.andExpect(jsonPath("$.detail").value(containsString("Pausing a topic is not available")));
+	void pauseStopsClaimsAcrossTheFleetUntilResumed() throws Exception {
+		String topic = "console-pause";
+		this.queue.add(Job.builder(topic).id("waits").payload("{}").build());
+
+		write(topic, "/pause", "").andExpect(status().isOk())
+			.andExpect(jsonPath("$.message").value(containsString("Paused topic " + topic)));
+		assertThat(this.queue.isPaused(topic)).isTrue();
+		this.mvc.perform(get(API + topic)).andExpect(jsonPath("$.summary.paused").value(true));
+		this.mvc.perform(get("/ops/queues/api/topics"))
+			.andExpect(jsonPath("$[?(@.topic == '" + topic + "')].paused").value(hasItem(true)));
+		assertThat(this.queue.claim(topic, 1)).isEmpty();
+		assertThat(state(topic, "waits")).isEqualTo(JobState.READY);
+
+		write(topic, "/resume", "").andExpect(jsonPath("$.message").value("Resumed topic " + topic));
+		assertThat(this.queue.isPaused(topic)).isFalse();
+		this.mvc.perform(get(API + topic)).andExpect(jsonPath("$.summary.paused").value(false));
+		assertThat(this.queue.claim(topic, 1)).extracting(ReservedJob::id).containsExactly("waits");
+	}
+
+	@Test
+	void rateLimitIsSetShownAndRemoved() throws Exception {
+		String topic = "console-rate";
+		// known to the application, and so listed, once it sends to it
+		this.queue.add(Job.builder(topic).payload("{}").build());
+
+		write(topic, "/rate-limit", "{\"rateLimit\":\"100/1s\"}").andExpect(status().isOk())
+			.andExpect(jsonPath("$.message").value(
+					"Limited topic " + topic + " to 100/1s: at most 100 jobs started per 1s, across every instance"));
+		assertThat(this.queue.rateLimit(topic)).contains(RateLimit.of(100, Duration.ofSeconds(1)));
+		this.mvc.perform(get(API + topic)).andExpect(jsonPath("$.summary.rateLimit").value("100/1s"));
+		write(topic, "/rate-limit", "{\"rateLimit\":\"5/PT1M\"}").andExpect(status().isOk());
+		this.mvc.perform(get("/ops/queues/api/topics"))
+			.andExpect(jsonPath("$[?(@.topic == '" + topic + "')].rateLimit").value(hasItem("5/1m")));
+
+		write(topic, "/rate-limit", "{\"rateLimit\":\"fast\"}").andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value(containsString("must read jobs/per, such as 100/1s")));
+		write(topic, "/rate-limit", "{}").andExpect(status().isBadRequest());
+		assertThat(this.queue.rateLimit(topic)).contains(RateLimit.of(5, Duration.ofMinutes(1)));
+
+		write(topic, "/rate-limit/remove", "")
+			.andExpect(jsonPath("$.message").value("Removed the rate limit of topic " + topic));
+		assertThat(this.queue.rateLimit(topic)).isEmpty();
+		this.mvc.perform(get(API + topic)).andExpect(jsonPath("$.summary.rateLimit").value(nullValue()));
 	}
 
 	@Test

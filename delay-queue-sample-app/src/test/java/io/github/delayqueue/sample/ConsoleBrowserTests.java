@@ -5,16 +5,20 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.core.ConsumerInfo;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.sample.orders.OrderService;
 import io.github.delayqueue.sample.webhooks.WebhookService;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
@@ -28,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -44,14 +49,14 @@ import static org.junit.jupiter.api.Assumptions.abort;
 
 /**
  * The delay-queue console of the running sample application, driven in headless Chromium: counts change as jobs are
- * sent, a dead letter is opened, replayed and runs, a topic is paused and its claims stop, and a payload holding
- * markup is shown as text.
+ * sent, a dead letter is opened, replayed and runs, a topic is paused and its claims stop until it is resumed, the
+ * live consumers are listed, and a payload holding markup is shown as text.
  * <p>
  * Needs the Debian {@code chromium} and {@code chromium-driver} packages ({@code /usr/bin/chromium} and
  * {@code /usr/bin/chromedriver}, else the paths in {@code -Ddelayqueue.browser.chromium} and
  * {@code -Ddelayqueue.browser.chromedriver}), given to Selenium by path so that it never downloads a browser or a
- * driver. Without them
- * the class is skipped, unless {@code -Ddelayqueue.browser.required=true} (as CI runs it), which fails it instead.
+ * driver. Without them the class is skipped, unless {@code -Ddelayqueue.browser.required=true} or the environment
+ * variable {@code DELAYQUEUE_BROWSER_REQUIRED=true} (as CI runs it) requires them, which fails it instead.
  * With {@code -Ddelayqueue.console.screenshot=true} it saves a screenshot of the overview to {@code docs/console.png}.
  * One application context and one browser serve every test; the browser is quit after the class.
  */
@@ -71,6 +76,9 @@ class ConsoleBrowserTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
+	/** How long a paused topic's jobs are watched staying ready. */
+	private static final Duration PAUSE_HELD = Duration.ofSeconds(3);
+
 	private static RedisServer server;
 
 	private static String keyPrefix;
@@ -83,8 +91,13 @@ class ConsoleBrowserTests {
 
 	private static int port;
 
+	private static DelayQueue queue;
+
 	@LocalServerPort
 	private int localPort;
+
+	@Autowired
+	private DelayQueue delayQueue;
 
 	private RestClient http;
 
@@ -100,10 +113,12 @@ class ConsoleBrowserTests {
 		if (!installed) {
 			String missing = "The console's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
 					+ " (Debian packages chromium and chromium-driver)";
-			if (Boolean.getBoolean("delayqueue.browser.required")) {
-				fail(missing + ", and -Ddelayqueue.browser.required=true");
+			if (browserRequired()) {
+				fail(missing + ", and they are required (-Ddelayqueue.browser.required=true or "
+						+ "DELAYQUEUE_BROWSER_REQUIRED=true)");
 			}
-			String skipped = missing + ": SKIPPED. Install them, or set -Ddelayqueue.browser.required=true to fail instead.";
+			String skipped = missing + ": SKIPPED. Install them, or set -Ddelayqueue.browser.required=true (or the "
+					+ "environment variable DELAYQUEUE_BROWSER_REQUIRED=true) to fail instead.";
 			// said aloud as well, as Maven's report of a class aborted before its first test shows no reason
 			logger.warn(skipped);
 			abort(skipped);
@@ -118,6 +133,15 @@ class ConsoleBrowserTests {
 					"--disable-background-networking", "--disable-extensions", "--disable-sync",
 					"--disable-default-apps", "--no-first-run", "--mute-audio", "--window-size=1280,860");
 		browser = new ChromeDriver(driverService, options);
+	}
+
+	/**
+	 * Whether a missing browser fails the class rather than skips it: asked for by the system property, or by the
+	 * environment variable so that CI can run the plain test command.
+	 */
+	static boolean browserRequired() {
+		return Boolean.getBoolean("delayqueue.browser.required")
+				|| "true".equalsIgnoreCase(System.getenv("DELAYQUEUE_BROWSER_REQUIRED"));
 	}
 
 	@AfterAll
@@ -152,6 +176,7 @@ class ConsoleBrowserTests {
 			})
 			.build();
 		port = this.localPort;
+		queue = this.delayQueue;
 		if (!pageOpen) {
 			// opened once: later tests move by the page's own links and #routes, so its chart keeps its history
 			browser.get("http://localhost:" + this.localPort + "/delay-queue");
@@ -217,49 +242,101 @@ class ConsoleBrowserTests {
 	}
 
 	@Test
-	@Disabled("Needs the pause operation: wire DelayQueue.pause/resume/isPaused into DelayQueueConsoleOperations "
-			+ "(and ConsoleFeature.PAUSE into its features) once the fleet controls of issue 13 are merged")
 	void pausedTopicStopsClaimsUntilResumed() {
-		go("#/topic/" + WebhookService.DELIVERY_TOPIC);
+		String topic = WebhookService.DELIVERY_TOPIC;
+		go("#/topic/" + topic);
 		await().atMost(WAIT).until(() -> present("#pause"));
 		click("#pause");
-		confirm("Pause topic " + WebhookService.DELIVERY_TOPIC + " on every instance?");
-		await().atMost(WAIT).until(() -> text("#topic-control .state").equals("paused"));
+		confirm("Pause topic " + topic + " on every instance?");
+		try {
+			await().atMost(WAIT).until(() -> text("#topic-control .state").equals("paused"));
+			assertThat(text("#notice")).startsWith("Paused topic " + topic);
+			assertThat(this.delayQueue.isPaused(topic)).isTrue();
 
-		String id = sendWebhook("console-pause", Map.of("event", "while.paused"));
-		await().during(Duration.ofSeconds(3))
-			.atMost(WAIT)
-			.until(() -> get("/webhooks/" + id).get("job").get("state").asString(), "READY"::equals);
-		await().atMost(WAIT).until(() -> !text("[data-count='ready']").equals("0"));
+			List<String> ids = List.of(sendWebhook("console-pause", Map.of("event", "while.paused", "n", 1)),
+					sendWebhook("console-pause", Map.of("event", "while.paused", "n", 2)),
+					sendWebhook("console-pause", Map.of("event", "while.paused", "n", 3)));
+			// no consumer claims them: they stay ready, never attempted, as long as it is watched
+			await().during(PAUSE_HELD)
+				.atMost(WAIT)
+				.until(() -> ids.stream().allMatch((id) -> stayedReady(get("/webhooks/" + id).get("job"))));
+			await().atMost(WAIT).until(() -> Integer.parseInt(text("[data-count='ready']")) >= ids.size());
+			click("[data-tab='READY']");
+			for (String id : ids) {
+				await().atMost(WAIT).until(() -> present("#jobs a[data-job='" + id + "']"));
+			}
 
-		click("#resume");
-		confirm("Resume topic " + WebhookService.DELIVERY_TOPIC + " on every instance?");
-		await().atMost(WAIT).until(() -> text("#topic-control .state").equals("running"));
-		awaitWebhook(id, "DELIVERED");
+			click("#resume");
+			confirm("Resume topic " + topic + " on every instance?");
+			await().atMost(WAIT).until(() -> text("#topic-control .state").equals("running"));
+			assertThat(text("#notice")).isEqualTo("Resumed topic " + topic);
+			for (String id : ids) {
+				awaitWebhook(id, "DELIVERED");
+			}
+			await().atMost(WAIT).until(() -> present("#no-jobs"));
+		}
+		finally {
+			// whatever failed above, the other tests need the topic running
+			this.delayQueue.resume(topic);
+		}
+	}
+
+	@Test
+	void consumersViewListsTheLiveConsumers() {
+		for (String topic : List.of(WebhookService.DELIVERY_TOPIC, OrderService.TIMEOUT_TOPIC)) {
+			List<ConsumerInfo> consumers = this.delayQueue.consumers(topic);
+			assertThat(consumers).as("live consumers of " + topic).isNotEmpty();
+			go("#/topic/" + topic);
+			await().atMost(WAIT).until(() -> present("[data-tab='consumers']"));
+			click("[data-tab='consumers']");
+			for (ConsumerInfo consumer : consumers) {
+				String row = "#consumers tr[data-consumer='" + consumer.containerId() + "']";
+				await().atMost(WAIT).until(() -> present(row));
+				assertThat(text(row + " td:nth-child(1)")).isEqualTo(this.delayQueue.options().instanceId());
+				assertThat(text(row + " td:nth-child(3)")).endsWith(" / " + consumer.concurrency());
+				// a consumer reports a resume with its next heartbeat
+				await().atMost(WAIT).until(() -> text(row + " td:nth-child(6)").equals("running"));
+			}
+		}
+		// the sample's application.yml runs webhooks four at a time
+		assertThat(this.delayQueue.consumers(WebhookService.DELIVERY_TOPIC)).extracting(ConsumerInfo::concurrency)
+			.containsExactly(4);
 	}
 
 	/**
 	 * Saves the overview to {@code docs/console.png} of the repository, once its chart has drawn a few seconds of
-	 * webhooks sent and delivered.
+	 * webhooks sent and delivered under a rate limit that keeps some of them waiting, ready.
 	 */
 	private static void screenshotOfTheOverview() throws IOException {
 		go("#/");
 		RestClient http = RestClient.create("http://localhost:" + port);
-		AtomicInteger sent = new AtomicInteger();
-		// a few seconds of webhooks, one every 400 ms, so that the chart and the rates show them coming and going
-		await().atMost(WAIT).pollInterval(Duration.ofMillis(400)).until(() -> {
-			http.post()
-				.uri("/webhooks")
-				.contentType(MediaType.APPLICATION_JSON)
-				.body(Map.of("url", "http://localhost:" + port + "/receiver/screenshot", "payload", Map.of("n", 1)))
-				.retrieve()
-				.toBodilessEntity();
-			return sent.incrementAndGet() >= 15 && !text("tr[data-topic='webhook-delivery'] td.rate-out").equals("0.0");
-		});
-		Path file = Path.of(System.getProperty("delayqueue.console.screenshot.file", "../docs/console.png"));
-		Files.createDirectories(file.toAbsolutePath().getParent());
-		Files.write(file, ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
-		logger.info("Saved a screenshot of the console's overview to {}", file.toAbsolutePath().normalize());
+		Runnable sendWebhook = () -> http.post()
+			.uri("/webhooks")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("url", "http://localhost:" + port + "/receiver/screenshot", "payload", Map.of("n", 1)))
+			.retrieve()
+			.toBodilessEntity();
+		queue.setRateLimit(WebhookService.DELIVERY_TOPIC, RateLimit.parse("2/1s"));
+		try {
+			for (int i = 0; i < 12; i++) {
+				sendWebhook.run();
+			}
+			AtomicInteger sent = new AtomicInteger();
+			String webhooks = "tr[data-topic='" + WebhookService.DELIVERY_TOPIC + "'] ";
+			// a few seconds more, one every 400 ms, so that the chart and the rates show them coming and going
+			await().atMost(WAIT).pollInterval(Duration.ofMillis(400)).until(() -> {
+				sendWebhook.run();
+				return sent.incrementAndGet() >= 15 && !text(webhooks + "td.rate-out").equals("0.0")
+						&& !text(webhooks + "td[data-field='ready']").equals("0");
+			});
+			Path file = Path.of(System.getProperty("delayqueue.console.screenshot.file", "../docs/console.png"));
+			Files.createDirectories(file.toAbsolutePath().getParent());
+			Files.write(file, ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+			logger.info("Saved a screenshot of the console's overview to {}", file.toAbsolutePath().normalize());
+		}
+		finally {
+			queue.removeRateLimit(WebhookService.DELIVERY_TOPIC);
+		}
 	}
 
 	private static void go(String route) {
@@ -303,6 +380,10 @@ class ConsoleBrowserTests {
 				Map.of("url", "http://localhost:" + this.localPort + "/receiver/" + receiver, "payload", payload))
 			.get("id")
 			.asString();
+	}
+
+	private static boolean stayedReady(JsonNode job) {
+		return job.get("state").asString().equals("READY") && job.get("attempts").asInt() == 0;
 	}
 
 	private void awaitWebhook(String id, String status) {

@@ -4,24 +4,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-import io.github.delayqueue.console.ConsoleFeature;
-import io.github.delayqueue.console.ConsoleOperationUnavailableException;
 import io.github.delayqueue.console.ConsoleOperations;
-import io.github.delayqueue.console.ReplayResult;
 import io.github.delayqueue.console.web.ConsoleResponses.ActionResult;
 import io.github.delayqueue.console.web.ConsoleResponses.Consumer;
 import io.github.delayqueue.console.web.ConsoleResponses.Csrf;
-import io.github.delayqueue.console.web.ConsoleResponses.DeadLetterPage;
 import io.github.delayqueue.console.web.ConsoleResponses.JobDetail;
 import io.github.delayqueue.console.web.ConsoleResponses.JobPage;
 import io.github.delayqueue.console.web.ConsoleResponses.JobRequest;
-import io.github.delayqueue.console.web.ConsoleResponses.Letter;
 import io.github.delayqueue.console.web.ConsoleResponses.LocalMetrics;
-import io.github.delayqueue.console.web.ConsoleResponses.RateLimit;
+import io.github.delayqueue.console.web.ConsoleResponses.RateLimitRequest;
 import io.github.delayqueue.console.web.ConsoleResponses.Session;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicDetail;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicSummary;
@@ -29,6 +23,7 @@ import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -52,7 +47,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The console's JSON API, under {@code <path>/api}: reads with GET, writes with POST only (behind the
  * {@link ConsoleWriteGuard}). A job's id travels as a parameter or in the body, never in the path, as an id may hold
  * any character. Errors are answered as problem details: 400 for bad input, 404 for a missing job, 403 for a refused
- * write, 501 for an operation the delay queue does not offer, 503 when Redis cannot be reached.
+ * write, 503 when Redis cannot be reached.
  */
 @RestController
 @RequestMapping("/api")
@@ -84,8 +79,7 @@ public class ConsoleApiController {
 
 	@GetMapping("/session")
 	public Session session(HttpServletRequest request) {
-		return new Session(this.writesEnabled, this.operations.features(), ConsoleWriteGuard.WRITE_HEADER,
-				SPRING_SECURITY_PRESENT ? SpringSecurityCsrf.of(request) : null);
+		return new Session(this.writesEnabled, ConsoleWriteGuard.WRITE_HEADER, SPRING_SECURITY_PRESENT ? SpringSecurityCsrf.of(request) : null);
 	}
 
 	@GetMapping("/topics")
@@ -96,26 +90,15 @@ public class ConsoleApiController {
 	@GetMapping("/topics/{topic}")
 	public TopicDetail topic(@PathVariable String topic) {
 		TopicStats stats = this.operations.stats(topic);
-		RateLimit rateLimit = this.operations.features().contains(ConsoleFeature.RATE_LIMITS)
-				? this.operations.rateLimit(topic).map(RateLimit::of).orElse(null) : null;
-		return new TopicDetail(summary(stats), stats.promotionLag().toMillis(), rateLimit);
-	}
-
-	@GetMapping("/topics/{topic}/dead-letters")
-	public DeadLetterPage deadLetters(@PathVariable String topic, @RequestParam(defaultValue = "0") int offset,
-			@RequestParam(defaultValue = "20") int limit) {
-		checkPage(offset, limit);
-		long total = this.operations.stats(topic).dead();
-		return new DeadLetterPage(offset, limit, total,
-				this.operations.deadLetters(topic, offset, limit).stream().map(Letter::of).toList());
+		return new TopicDetail(summary(stats), stats.promotionLag().toMillis());
 	}
 
 	@GetMapping("/topics/{topic}/jobs")
 	public JobPage jobs(@PathVariable String topic, @RequestParam JobState state,
 			@RequestParam(defaultValue = "0") int offset, @RequestParam(defaultValue = "20") int limit) {
-		checkPage(offset, limit);
-		if (state == JobState.DEAD) {
-			throw new IllegalArgumentException("dead jobs are listed by /dead-letters");
+		if (offset < 0 || limit < 1 || limit > MAX_PAGE_SIZE) {
+			throw new IllegalArgumentException(
+					"offset must not be negative and limit must be from 1 to " + MAX_PAGE_SIZE);
 		}
 		return JobPage.of(this.operations.jobs(topic, state, offset, limit));
 	}
@@ -145,6 +128,24 @@ public class ConsoleApiController {
 	public ActionResult resume(@PathVariable String topic) {
 		this.operations.resume(topic);
 		return done("resume", topic, null, null, "Resumed topic " + topic);
+	}
+
+	@PostMapping("/topics/{topic}/rate-limit")
+	public ActionResult setRateLimit(@PathVariable String topic, @RequestBody RateLimitRequest request) {
+		if (request.rateLimit() == null || request.rateLimit().isBlank()) {
+			throw new IllegalArgumentException("rateLimit must read jobs/per, such as 100/1s");
+		}
+		RateLimit limit = RateLimit.parse(request.rateLimit());
+		this.operations.setRateLimit(topic, limit);
+		String per = limit.toString().substring(limit.toString().indexOf('/') + 1);
+		return done("rate-limit", topic, null, null, "Limited topic " + topic + " to " + limit + ": at most "
+				+ limit.jobs() + " jobs started per " + per + ", across every instance");
+	}
+
+	@PostMapping("/topics/{topic}/rate-limit/remove")
+	public ActionResult removeRateLimit(@PathVariable String topic) {
+		this.operations.removeRateLimit(topic);
+		return done("remove-rate-limit", topic, null, null, "Removed the rate limit of topic " + topic);
 	}
 
 	@PostMapping("/topics/{topic}/job/run-now")
@@ -189,10 +190,12 @@ public class ConsoleApiController {
 		if (request.ids() == null || request.ids().isEmpty()) {
 			throw new IllegalArgumentException("ids must name at least one dead letter");
 		}
-		ReplayResult result = this.operations.replay(topic, request.ids());
-		String message = "Replayed " + result.replayed() + " of " + request.ids().size() + " selected dead letters"
-				+ (result.refused().isEmpty() ? "" : "; " + result.refused().size() + " could not be replayed");
-		return new ActionResult("replay-selected", topic, null, result.replayed(), message, result.refused());
+		long selected = request.ids().stream().distinct().count();
+		long replayed = this.operations.replay(topic, request.ids());
+		String message = "Replayed " + replayed + " of " + selected + " selected dead letters"
+				+ ((replayed == selected) ? "" : "; skipped " + (selected - replayed)
+						+ " that are not dead letters (any more: replayed, cancelled or purged meanwhile)");
+		return done("replay-selected", topic, null, replayed, message);
 	}
 
 	@PostMapping("/topics/{topic}/dead-letters/replay-all")
@@ -222,13 +225,6 @@ public class ConsoleApiController {
 		return problem(HttpStatus.FORBIDDEN, ex.getMessage());
 	}
 
-	@ExceptionHandler(ConsoleOperationUnavailableException.class)
-	ProblemDetail unavailable(ConsoleOperationUnavailableException ex) {
-		ProblemDetail problem = problem(HttpStatus.NOT_IMPLEMENTED, ex.getMessage());
-		problem.setProperty("feature", ex.getFeature().name());
-		return problem;
-	}
-
 	@ExceptionHandler(DataAccessException.class)
 	ProblemDetail redisUnavailable(DataAccessException ex) {
 		return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis could not be reached: " + ex.getMessage());
@@ -239,14 +235,14 @@ public class ConsoleApiController {
 	}
 
 	private TopicSummary summary(TopicStats stats) {
-		Boolean paused = this.operations.features().contains(ConsoleFeature.PAUSE)
-				? this.operations.isPaused(stats.topic()) : null;
-		return TopicSummary.of(stats, paused, this.localMetrics.apply(stats.topic()));
+		String topic = stats.topic();
+		return TopicSummary.of(stats, this.operations.isPaused(topic), this.operations.rateLimit(topic).orElse(null),
+				this.localMetrics.apply(topic));
 	}
 
 	private static ActionResult done(String action, String topic, @Nullable String id, @Nullable Long count,
 			String message) {
-		return new ActionResult(action, topic, id, count, message, Map.of());
+		return new ActionResult(action, topic, id, count, message);
 	}
 
 	private static String id(JobRequest request) {
@@ -254,13 +250,6 @@ public class ConsoleApiController {
 			throw new IllegalArgumentException("id must name a job");
 		}
 		return request.id();
-	}
-
-	private static void checkPage(int offset, int limit) {
-		if (offset < 0 || limit < 1 || limit > MAX_PAGE_SIZE) {
-			throw new IllegalArgumentException(
-					"offset must not be negative and limit must be from 1 to " + MAX_PAGE_SIZE);
-		}
 	}
 
 	private static Duration parseDelay(String delay) {

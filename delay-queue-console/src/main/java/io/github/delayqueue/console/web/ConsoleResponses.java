@@ -3,14 +3,10 @@ package io.github.delayqueue.console.web;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
-import io.github.delayqueue.console.ConsoleFeature;
-import io.github.delayqueue.console.ConsumerView;
-import io.github.delayqueue.console.JobListPage;
-import io.github.delayqueue.console.RateLimitView;
-import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import org.jspecify.annotations.Nullable;
 
@@ -31,12 +27,10 @@ public final class ConsoleResponses {
 	 * What the page needs to know before it shows anything.
 	 *
 	 * @param writesEnabled whether writes are allowed
-	 * @param features the features of {@link io.github.delayqueue.console.ConsoleOperations#features()}
 	 * @param writeHeader the header every write must carry, with any value
 	 * @param csrf Spring Security's CSRF token of the session, or {@code null} without Spring Security
 	 */
-	public record Session(boolean writesEnabled, Set<ConsoleFeature> features, String writeHeader,
-			@Nullable Csrf csrf) {
+	public record Session(boolean writesEnabled, String writeHeader, @Nullable Csrf csrf) {
 	}
 
 	/**
@@ -78,15 +72,18 @@ public final class ConsoleResponses {
 	 * @param reserved jobs held by consumers
 	 * @param dead dead letters
 	 * @param oldestReadyAgeMillis how long the longest-waiting ready job has been due
-	 * @param paused whether the topic is paused, or {@code null} when unknown (no {@link ConsoleFeature#PAUSE})
+	 * @param paused whether the topic is paused, across the fleet
+	 * @param rateLimit its rate limit across the fleet, written like {@code 100/1s}, or {@code null} when it has none
 	 * @param local what this instance measured, or {@code null} without Micrometer
 	 */
 	public record TopicSummary(String topic, long delayed, long ready, long reserved, long dead,
-			long oldestReadyAgeMillis, @Nullable Boolean paused, @Nullable LocalMetrics local) {
+			long oldestReadyAgeMillis, boolean paused, @Nullable String rateLimit, @Nullable LocalMetrics local) {
 
-		static TopicSummary of(TopicStats stats, @Nullable Boolean paused, @Nullable LocalMetrics local) {
+		static TopicSummary of(TopicStats stats, boolean paused, @Nullable RateLimit rateLimit,
+				@Nullable LocalMetrics local) {
 			return new TopicSummary(stats.topic(), stats.delayed(), stats.ready(), stats.reserved(), stats.dead(),
-					stats.oldestReadyAge().toMillis(), paused, local);
+					stats.oldestReadyAge().toMillis(), paused, (rateLimit != null) ? rateLimit.toString() : null,
+					local);
 		}
 
 	}
@@ -94,74 +91,28 @@ public final class ConsoleResponses {
 	/**
 	 * One topic in detail.
 	 *
-	 * @param summary its counts
+	 * @param summary its counts, state and rate limit
 	 * @param promotionLagMillis how long its earliest delayed job has been due without a poller moving it
-	 * @param rateLimit its rate limit, or {@code null} when it has none or it is unknown
 	 */
-	public record TopicDetail(TopicSummary summary, long promotionLagMillis, @Nullable RateLimit rateLimit) {
+	public record TopicDetail(TopicSummary summary, long promotionLagMillis) {
 	}
 
 	/**
-	 * A rate limit.
-	 *
-	 * @param jobs jobs started per interval at most
-	 * @param perMillis the interval
-	 */
-	public record RateLimit(int jobs, long perMillis) {
-
-		static RateLimit of(RateLimitView view) {
-			return new RateLimit(view.jobs(), view.per().toMillis());
-		}
-
-	}
-
-	/**
-	 * A page of dead letters.
-	 *
-	 * @param offset dead letters skipped
-	 * @param limit most asked for
-	 * @param total dead letters of the topic
-	 * @param letters the page
-	 */
-	public record DeadLetterPage(int offset, int limit, long total, List<Letter> letters) {
-	}
-
-	/**
-	 * A dead letter.
-	 *
-	 * @param id the job's id
-	 * @param diedAt when it died
-	 * @param attempts attempts it made
-	 * @param lastError why its last attempt failed
-	 * @param payload its payload
-	 */
-	public record Letter(String id, String diedAt, int attempts, String lastError, String payload) {
-
-		static Letter of(DeadLetter letter) {
-			return new Letter(letter.id(), letter.diedAt().toString(), letter.attempts(), letter.lastError(),
-					letter.payload());
-		}
-
-	}
-
-	/**
-	 * A page of jobs in one state.
+	 * A page of a topic's jobs in one state: delayed and ready jobs by due time, reserved ones by lease deadline,
+	 * dead ones by time of death.
 	 *
 	 * @param state the state
 	 * @param offset jobs skipped
 	 * @param limit most asked for
 	 * @param total jobs in that state
+	 * @param maxDepth furthest a page reaches (its offset plus its limit); jobs beyond are opened by id
 	 * @param jobs the page
 	 */
-	public record JobPage(String state, int offset, int limit, long total, List<JobEntry> jobs) {
+	public record JobPage(String state, int offset, int limit, long total, int maxDepth, List<JobEntry> jobs) {
 
-		static JobPage of(JobListPage page) {
+		static JobPage of(io.github.delayqueue.core.JobPage page) {
 			return new JobPage(page.state().name(), page.offset(), page.limit(), page.total(),
-					page.jobs()
-						.stream()
-						.map((job) -> new JobEntry(job.id(), job.dueAt().toString(), job.attempts(),
-								iso(job.leaseDeadline())))
-						.toList());
+					io.github.delayqueue.core.JobPage.MAX_DEPTH, page.jobs().stream().map(JobEntry::of).toList());
 		}
 
 	}
@@ -170,11 +121,24 @@ public final class ConsoleResponses {
 	 * A job of a page.
 	 *
 	 * @param id its id
-	 * @param dueAt when it is due
-	 * @param attempts attempts made
+	 * @param dueAt when it is (or, once claimed or dead, was last) due
+	 * @param attempts attempts made, counting a running one
+	 * @param maxAttempts most attempts allowed
 	 * @param leaseDeadline when its lease runs out, for a reserved job
+	 * @param diedAt when it died, for a dead job
+	 * @param lastError the error of its last failed attempt
+	 * @param payloadPreview the start of its payload
+	 * @param payloadBytes the size of its whole payload in bytes
 	 */
-	public record JobEntry(String id, String dueAt, int attempts, @Nullable String leaseDeadline) {
+	public record JobEntry(String id, String dueAt, int attempts, int maxAttempts, @Nullable String leaseDeadline,
+			@Nullable String diedAt, @Nullable String lastError, String payloadPreview, int payloadBytes) {
+
+		static JobEntry of(io.github.delayqueue.core.JobPage.Entry entry) {
+			return new JobEntry(entry.id(), entry.dueAt().toString(), entry.attempts(), entry.maxAttempts(),
+					iso(entry.leaseDeadline()), iso(entry.diedAt()), entry.lastError(), entry.payloadPreview(),
+					entry.payloadBytes());
+		}
+
 	}
 
 	/**
@@ -205,26 +169,29 @@ public final class ConsoleResponses {
 	}
 
 	/**
-	 * A live consumer.
+	 * A live consumer: a running listener container of one instance, as its last heartbeat reported it.
 	 *
 	 * @param instance the instance running it
 	 * @param containerId its listener container
 	 * @param concurrency jobs it runs at once at most
-	 * @param inFlight jobs it runs now
-	 * @param lastClaim when it last claimed a job
-	 * @param handled jobs it handled, by outcome
+	 * @param inFlight jobs it holds now
+	 * @param claimed jobs it claimed since it started
+	 * @param finished jobs it finished since it started
+	 * @param failed jobs whose handler failed since it started
 	 * @param paused whether it sees its topic paused
 	 * @param startedAt when it started
+	 * @param lastClaimAt when it last claimed a job, or {@code null} when it has claimed none
+	 * @param heartbeatAt when it wrote its heartbeat
 	 * @param expiresAt when its heartbeat runs out unless renewed
 	 */
-	public record Consumer(String instance, String containerId, int concurrency, int inFlight,
-			@Nullable String lastClaim, Map<String, Long> handled, boolean paused, String startedAt,
-			String expiresAt) {
+	public record Consumer(String instance, String containerId, int concurrency, int inFlight, long claimed,
+			long finished, long failed, boolean paused, String startedAt, @Nullable String lastClaimAt,
+			String heartbeatAt, String expiresAt) {
 
-		static Consumer of(ConsumerView view) {
-			return new Consumer(view.instance(), view.containerId(), view.concurrency(), view.inFlight(),
-					iso(view.lastClaim()), view.handled(), view.paused(), view.startedAt().toString(),
-					view.expiresAt().toString());
+		static Consumer of(ConsumerInfo info) {
+			return new Consumer(info.instance(), info.containerId(), info.concurrency(), info.inFlight(),
+					info.claimed(), info.finished(), info.failed(), info.paused(), info.startedAt().toString(),
+					iso(info.lastClaimAt()), info.heartbeatAt().toString(), info.expiresAt().toString());
 		}
 
 	}
@@ -237,10 +204,9 @@ public final class ConsoleResponses {
 	 * @param id the job, for an action on one job
 	 * @param count jobs it touched, for an action on many
 	 * @param message what it did, in a sentence
-	 * @param refused ids it could not act on, each with the reason
 	 */
-	public record ActionResult(String action, String topic, @Nullable String id, @Nullable Long count, String message,
-			Map<String, String> refused) {
+	public record ActionResult(String action, String topic, @Nullable String id, @Nullable Long count,
+			String message) {
 	}
 
 	/**
@@ -254,6 +220,14 @@ public final class ConsoleResponses {
 	 */
 	public record JobRequest(@Nullable String id, @Nullable List<String> ids, @Nullable String delay,
 			@Nullable String at) {
+	}
+
+	/**
+	 * A request setting a rate limit.
+	 *
+	 * @param rateLimit the limit, written {@code jobs/per} such as {@code 100/1s} or {@code 5/1m}
+	 */
+	public record RateLimitRequest(@Nullable String rateLimit) {
 	}
 
 }
