@@ -114,6 +114,17 @@ class ConsumerHeartbeatIntegrationTests {
 			assertThat(consumers.stream().mapToLong(ConsumerInfo::finished).sum()).as("jobs finished").isEqualTo(4);
 			assertThat(consumers.stream().mapToLong(ConsumerInfo::failed).sum()).as("jobs failed").isZero();
 		});
+
+		second.pause("listed");
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(first.consumers("listed")).as("every instance's heartbeat, once paused")
+				.hasSize(2)
+				.allSatisfy((consumer) -> assertThat(consumer.paused()).isTrue()));
+		first.resume("listed");
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(second.consumers("listed")).as("every instance's heartbeat, once resumed")
+				.hasSize(2)
+				.allSatisfy((consumer) -> assertThat(consumer.paused()).isFalse()));
 	}
 
 	@Test

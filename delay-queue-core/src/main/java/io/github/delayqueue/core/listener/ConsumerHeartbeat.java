@@ -126,12 +126,13 @@ final class ConsumerHeartbeat implements Runnable {
 	private void beat() {
 		ClaimCounts now = this.counts.get();
 		long lastClaim = this.lastClaimMillis.getAsLong();
-		ConsumerInfo consumer = new ConsumerInfo(this.topic, this.queue.options().instanceId(), this.containerId,
-				this.concurrency, now.held(), now.claimed() - this.countsAtStart.claimed(),
-				now.finished() - this.countsAtStart.finished(), failed(now) - failed(this.countsAtStart),
-				this.paused.getAsBoolean(), this.startedAt, (lastClaim >= 0) ? Instant.ofEpochMilli(lastClaim) : null,
-				null, null);
 		try {
+			// whether the topic is paused is read from Redis too: inside the try, so an outage cannot end the thread
+			ConsumerInfo consumer = new ConsumerInfo(this.topic, this.queue.options().instanceId(), this.containerId,
+					this.concurrency, now.held(), now.claimed() - this.countsAtStart.claimed(),
+					now.finished() - this.countsAtStart.finished(), failed(now) - failed(this.countsAtStart),
+					this.paused.getAsBoolean(), this.startedAt,
+					(lastClaim >= 0) ? Instant.ofEpochMilli(lastClaim) : null, null, null);
 			this.queue.heartbeat(consumer, expiry());
 			if (this.failing) {
 				this.failing = false;

@@ -195,9 +195,10 @@ public class DelayQueueListenerContainer {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
 		this.running = true;
-		// the pause of issue 13 reports through the last argument once the container can be paused
+		// a pause is the topic's, in Redis, for every instance: each heartbeat reads it
 		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,
-				this.options.heartbeatInterval(), this::claimCounts, claims::lastClaimMillis, () -> this.queue.isPaused(this.topic));
+				this.options.heartbeatInterval(), this::claimCounts, claims::lastClaimMillis,
+				() -> this.queue.isPaused(this.topic));
 		this.heartbeat.start();
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
 	}
