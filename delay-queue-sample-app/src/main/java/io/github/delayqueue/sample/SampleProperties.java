@@ -1,5 +1,6 @@
 package io.github.delayqueue.sample;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -11,7 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class SampleProperties {
 
 	/**
-	 * Prefix of the Redis keys holding the sample's orders and webhook deliveries.
+	 * Prefix of the Redis keys holding the sample's order ids and webhook deliveries.
 	 */
 	private String keyPrefix = "sample";
 
@@ -45,12 +46,25 @@ public class SampleProperties {
 		 */
 		private Duration paymentWindow = Duration.ofSeconds(30);
 
+		/**
+		 * Most a customer's unpaid orders may come to; an order taking them over it is refused.
+		 */
+		private BigDecimal creditLimit = new BigDecimal("1000.00");
+
 		public Duration getPaymentWindow() {
 			return this.paymentWindow;
 		}
 
 		public void setPaymentWindow(Duration paymentWindow) {
 			this.paymentWindow = paymentWindow;
+		}
+
+		public BigDecimal getCreditLimit() {
+			return this.creditLimit;
+		}
+
+		public void setCreditLimit(BigDecimal creditLimit) {
+			this.creditLimit = creditLimit;
 		}
 
 	}

@@ -6,6 +6,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +27,8 @@ import static org.awaitility.Awaitility.await;
  * of the documented curl walkthrough as documented, and stops that Redis when it stops.
  *
  * <p>The walkthrough's requests are made exactly as documented, in the same order (checked against the document);
- * only its waits are shorter, as the jar runs with a 10 s payment window and a 200 ms webhook back-off. Built with the
+ * only its waits are shorter, as the jar runs with a 10 s payment window and a 200 ms webhook back-off, and is
+ * started again for the daily report every 2 seconds instead of every 10. Built with the
  * {@code aot} profile, the jar is processed ahead of time and runs the walkthrough on the generated code.
  */
 class PackagedJarWalkthroughIT {
@@ -34,6 +38,8 @@ class PackagedJarWalkthroughIT {
 	 * busy 2-core machine the first of a fresh JVM can take seconds), short enough not to drag the test.
 	 */
 	private static final Duration PAYMENT_WINDOW = Duration.ofSeconds(10);
+
+	private static final String REPORT_CRON = "*/2 * * * * *";
 
 	private static final String[] SHORT_WAITS = { "--sample.orders.payment-window=" + PAYMENT_WINDOW.toSeconds() + "s",
 			"--delay-queue.topics.webhook-delivery.back-off.initial=200ms" };
@@ -51,17 +57,28 @@ class PackagedJarWalkthroughIT {
 			Steps steps = new Steps(app.port());
 
 			ordersCloseUnlessPaid(steps);
+			refusedOrderLeavesNoOrderAndNoTimeoutJob(steps);
 			webhookIsRetriedUntilTheReceiverTakesIt(steps);
 			deadLetterIsReplayedThroughActuator(steps);
 			latenessIsMeasured(steps);
-
-			assertThat(steps.made).as("requests of the walkthrough in " + Walkthrough.file()).isEqualTo(documented);
+			dailyReportIsScheduledEveryMorning(steps);
 
 			List<ProcessHandle> embeddedRedis = app.children();
 			assertThat(embeddedRedis).hasSize(1);
 			assertThat(app.stop()).as("stopped within 30s").isTrue();
 			await().atMost(Duration.ofSeconds(5)).until(() -> embeddedRedis.stream().noneMatch(ProcessHandle::isAlive));
 			assertThat(app.log()).contains("Stopped the embedded Redis on port " + redisPort);
+
+			// "Start it again with the report every 10 seconds": here every 2 seconds, on a fresh embedded Redis
+			try (SampleJar restarted = SampleJar.start("walkthrough-report", "--spring.data.redis.port=" + redisPort,
+					"--sample.daily-report.cron=" + REPORT_CRON)) {
+				Steps more = new Steps(restarted.port());
+				dailyReportIsBuiltAtEachFireTime(more);
+				steps.made.addAll(more.made);
+				assertThat(restarted.stop()).as("stopped within 30s").isTrue();
+			}
+
+			assertThat(steps.made).as("requests of the walkthrough in " + Walkthrough.file()).isEqualTo(documented);
 		}
 	}
 
@@ -92,6 +109,15 @@ class PackagedJarWalkthroughIT {
 		assertThat(stillPaid.has("closedAt")).isFalse();
 		JsonNode latePayment = steps.post("/orders/o-1/pay", null, 409);
 		assertThat(latePayment.get("detail").asString()).startsWith("Order o-1 was closed at");
+	}
+
+	// "An order refused after its send: no order, no timeout job"
+	private static void refusedOrderLeavesNoOrderAndNoTimeoutJob(Steps steps) {
+		JsonNode refused = steps.post("/orders", "{\"customer\":\"carol\",\"amount\":1500.00}", 422);
+		assertThat(refused.get("detail").asString()).isEqualTo(
+				"Order o-3 refused: carol's unpaid orders would come to 1500.00, over the credit limit of 1000.00");
+		assertThat(steps.get("/orders/o-3", 404).get("detail").asString()).isEqualTo("No order o-3");
+		assertThat(steps.get("/actuator/delayqueue/order-timeout/o-3", 404)).isNull();
 	}
 
 	// "A webhook retrying, then succeeding"
@@ -166,6 +192,32 @@ class PackagedJarWalkthroughIT {
 		JsonNode health = steps.get("/actuator/health", 200);
 		assertThat(health.get("status").asString()).isEqualTo("UP");
 		assertThat(health.get("components").get("delayQueue").get("status").asString()).isEqualTo("UP");
+	}
+
+	// "A report every morning, built by a recurring job": the schedule as the sample starts by default
+	private static void dailyReportIsScheduledEveryMorning(Steps steps) {
+		JsonNode schedule = steps.get("/actuator/delayqueue/daily-report", 200).get("schedules").get(0);
+		assertThat(schedule.get("id").asString()).isEqualTo("daily-report");
+		assertThat(schedule.get("cron").asString()).isEqualTo("0 0 6 * * *");
+		assertThat(schedule.get("zone").asString()).isEqualTo("Europe/Berlin");
+		Instant next = Instant.parse(schedule.get("nextFireTime").asString());
+		assertThat(next.atZone(ZoneId.of("Europe/Berlin")).toLocalTime()).isEqualTo(LocalTime.of(6, 0));
+		assertThat(schedule.get("pendingJob").asString()).isEqualTo("daily-report@" + next.toEpochMilli());
+	}
+
+	// the same step, after the restart with a short cron
+	private static void dailyReportIsBuiltAtEachFireTime(Steps steps) {
+		JsonNode schedule = steps.get("/actuator/delayqueue/daily-report", 200).get("schedules").get(0);
+		assertThat(schedule.get("cron").asString()).isEqualTo(REPORT_CRON);
+		await().atMost(Duration.ofSeconds(20))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> steps.exchange(new Request("GET", "/reports/daily", null)).statusCode() == 200);
+		JsonNode report = steps.get("/reports/daily", 200);
+		Instant firedAt = Instant.parse(report.get("firedAt").asString());
+		assertThat(report.get("job").asString()).isEqualTo("daily-report@" + firedAt.toEpochMilli());
+		assertThat(firedAt.getEpochSecond() % 2).isZero();
+		assertThat(report.get("pendingOrderTimeouts").asInt()).isZero();
+		assertThat(report.get("deadWebhookDeliveries").asInt()).isZero();
 	}
 
 	private static String[] concat(String[] first, String... more) {

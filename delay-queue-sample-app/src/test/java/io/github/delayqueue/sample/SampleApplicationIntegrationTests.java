@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample application end to end over HTTP, on a real Redis: orders closed when their payment window runs out and
- * kept when paid; webhooks retried with exponential back-off until taken, or dead-lettered and replayed through the
+ * kept when paid, refused over the credit limit without a timeout job; webhooks retried with exponential back-off until taken, or dead-lettered and replayed through the
  * Actuator endpoint; the queue's health and delivery lateness in Actuator.
  */
 @RedisTest
@@ -136,8 +136,29 @@ class SampleApplicationIntegrationTests {
 		ResponseEntity<JsonNode> negative = post("/orders", Map.of("customer", "carol", "amount", -1));
 		assertThat(negative.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
 		assertThat(negative.getBody().get("detail").asString()).isEqualTo("amount must be positive");
+		ResponseEntity<JsonNode> fractionOfACent = post("/orders", Map.of("customer", "carol", "amount", 1.005));
+		assertThat(fractionOfACent.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+		assertThat(fractionOfACent.getBody().get("detail").asString())
+			.isEqualTo("amount must have at most 17 digits before the point and 2 after it");
 		assertThat(get("/orders/o-unknown").getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
 		assertThat(post("/orders/o-unknown/pay", null).getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+	}
+
+	@Test
+	void orderOverTheCreditLimitIsRefusedWithoutAnOrderOrATimeoutJob() {
+		ResponseEntity<JsonNode> refused = post("/orders", Map.of("customer", "dave", "amount", 1500));
+		assertThat(refused.getStatusCode()).isEqualTo(HttpStatus.UNPROCESSABLE_CONTENT);
+		String detail = refused.getBody().get("detail").asString();
+		Matcher refusedId = Pattern.compile("^Order (o-\\d+) refused: dave's unpaid orders would come to 1500.00, "
+				+ "over the credit limit of 1000.00$").matcher(detail);
+		assertThat(refusedId.matches()).as(detail).isTrue();
+
+		assertThat(get("/orders/" + refusedId.group(1)).getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+		assertThat(get("/actuator/delayqueue/order-timeout/" + refusedId.group(1)).getStatusCode())
+			.isEqualTo(HttpStatus.NOT_FOUND);
+		ResponseEntity<JsonNode> withinTheLimit = post("/orders", Map.of("customer", "dave", "amount", 1000));
+		assertThat(withinTheLimit.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+		assertThat(withinTheLimit.getBody().get("timeout").get("state").asString()).isEqualTo("DELAYED");
 	}
 
 	@Test

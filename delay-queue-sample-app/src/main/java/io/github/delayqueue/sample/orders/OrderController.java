@@ -20,13 +20,19 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * {@code /orders}: place an order, pay it, and watch it close when it is not paid in time.
+ * {@code /orders}: place an order, pay it, and watch it close when it is not paid in time; an order over the
+ * customer's credit limit is refused with {@code 422}.
  */
 @RestController
 @RequestMapping("/orders")
 class OrderController {
 
 	private static final int MAX_CUSTOMER_LENGTH = 100;
+
+	// as the orders table keeps amounts: decimal(19, 2)
+	private static final int MAX_AMOUNT_SCALE = 2;
+
+	private static final int MAX_AMOUNT_INTEGER_DIGITS = 17;
 
 	private final OrderService orders;
 
@@ -42,6 +48,11 @@ class OrderController {
 		}
 		if (request.amount() == null || request.amount().signum() <= 0) {
 			throw badRequest("amount must be positive");
+		}
+		if (request.amount().stripTrailingZeros().scale() > MAX_AMOUNT_SCALE
+				|| request.amount().precision() - request.amount().scale() > MAX_AMOUNT_INTEGER_DIGITS) {
+			throw badRequest("amount must have at most " + MAX_AMOUNT_INTEGER_DIGITS + " digits before the point and "
+					+ MAX_AMOUNT_SCALE + " after it");
 		}
 		Order order = this.orders.place(request.customer(), request.amount());
 		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(view(order));
@@ -60,6 +71,11 @@ class OrderController {
 	@ExceptionHandler
 	ProblemDetail orderClosed(OrderClosedException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail creditLimitExceeded(CreditLimitExceededException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, ex.getMessage());
 	}
 
 	private OrderView view(Order order) {

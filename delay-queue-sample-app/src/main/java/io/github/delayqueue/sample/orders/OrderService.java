@@ -15,10 +15,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Places orders, takes their payments, and closes the ones not paid within the payment window: placing an order
- * sends a timeout job due when the window runs out, with the order's id as the job's id; paying cancels it.
+ * sends a timeout job due when the window runs out, with the order's id as the job's id, added once the order is
+ * committed; paying cancels it.
  */
 @Service
 public class OrderService {
@@ -32,34 +34,45 @@ public class OrderService {
 
 	private final OrderStore orders;
 
+	private final OrderIds ids;
+
 	private final DelayQueueTemplate delayQueue;
 
 	private final Duration paymentWindow;
 
+	private final BigDecimal creditLimit;
+
 	private final Clock clock;
 
-	OrderService(OrderStore orders, DelayQueueTemplate delayQueue, SampleProperties properties, Clock clock) {
+	OrderService(OrderStore orders, OrderIds ids, DelayQueueTemplate delayQueue, SampleProperties properties,
+			Clock clock) {
 		this.orders = orders;
+		this.ids = ids;
 		this.delayQueue = delayQueue;
 		this.clock = clock;
 		this.paymentWindow = properties.getOrders().getPaymentWindow();
+		this.creditLimit = properties.getOrders().getCreditLimit();
 	}
 
+	/**
+	 * Places an order: stores it and sends its timeout job, in one transaction. The send is held until the
+	 * transaction commits, so the job exists only for an order that does; when the placement fails after the send
+	 * (the credit check below), the transaction rolls back and no job is added.
+	 * @throws CreditLimitExceededException when the customer's unpaid orders, this one included, would come to more
+	 * than the credit limit
+	 */
+	@Transactional
 	public Order place(String customer, BigDecimal amount) {
 		Instant now = this.clock.instant();
-		Order order = new Order(this.orders.nextId(), customer, amount, OrderState.AWAITING_PAYMENT, now,
+		Order order = new Order(this.ids.next(), customer, amount, OrderState.AWAITING_PAYMENT, now,
 				now.plus(this.paymentWindow), null, null);
 		this.orders.create(order);
-		try {
-			if (!this.delayQueue.send(TIMEOUT_TOPIC, order.id(), new OrderTimeout(order.id(), order.payBy()),
-					this.paymentWindow)) {
-				throw new IllegalStateException("A timeout job for order " + order.id() + " exists already");
-			}
-		}
-		catch (RuntimeException ex) {
-			// an order nothing would ever close is worse than no order
-			this.orders.delete(order.id());
-			throw ex;
+		this.delayQueue.send(TIMEOUT_TOPIC, order.id(), new OrderTimeout(order.id(), order.payBy()),
+				this.paymentWindow);
+		// counts the order just inserted; the send above is undone with it when this throws
+		BigDecimal unpaid = this.orders.unpaidTotal(customer);
+		if (unpaid.compareTo(this.creditLimit) > 0) {
+			throw new CreditLimitExceededException(order.id(), customer, unpaid, this.creditLimit);
 		}
 		return order;
 	}
@@ -70,8 +83,7 @@ public class OrderService {
 	 * @throws OrderClosedException when the order was closed because its payment window ran out
 	 */
 	public Optional<Order> pay(String id) {
-		Optional<OrderState> before = this.orders.transition(id, OrderState.AWAITING_PAYMENT, OrderState.PAID,
-				"paidAt", this.clock.instant());
+		Optional<OrderState> before = this.orders.pay(id, this.clock.instant());
 		if (before.isEmpty()) {
 			return Optional.empty();
 		}
@@ -104,8 +116,7 @@ public class OrderService {
 	 */
 	@DelayListener(topic = TIMEOUT_TOPIC)
 	void closeUnpaid(OrderTimeout timeout, JobContext job) {
-		Optional<OrderState> before = this.orders.transition(timeout.orderId(), OrderState.AWAITING_PAYMENT,
-				OrderState.CLOSED, "closedAt", this.clock.instant());
+		Optional<OrderState> before = this.orders.close(timeout.orderId(), this.clock.instant());
 		if (before.isEmpty()) {
 			logger.info("Order " + timeout.orderId() + " is gone, nothing to close");
 		}

@@ -1,91 +1,101 @@
 package io.github.delayqueue.sample.orders;
 
 import java.math.BigDecimal;
-import java.time.Duration;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Optional;
 
-import io.github.delayqueue.sample.SampleProperties;
-
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.HashOperations;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * Keeps orders in Redis, one hash each, so that every instance of the application sees the same orders and any of
- * them may run an order's timeout.
+ * Keeps orders in the {@code orders} table of the application's database, taking part in the caller's transaction
+ * when there is one.
  */
 @Component
 class OrderStore {
 
-	// a sample keeps its orders for a week, long after they are paid or closed
-	private static final Duration RETENTION = Duration.ofDays(7);
+	private final JdbcClient jdbc;
 
-	private static final RedisScript<String> TRANSITION = RedisScript
-		.of(new ClassPathResource("io/github/delayqueue/sample/orders/transition.lua"), String.class);
-
-	private final StringRedisTemplate redis;
-
-	private final String keyPrefix;
-
-	OrderStore(StringRedisTemplate redis, SampleProperties properties) {
-		this.redis = redis;
-		this.keyPrefix = properties.getKeyPrefix() + ":orders:";
-	}
-
-	String nextId() {
-		return "o-" + this.redis.opsForValue().increment(this.keyPrefix + "last-id");
+	OrderStore(JdbcClient jdbc) {
+		this.jdbc = jdbc;
 	}
 
 	void create(Order order) {
-		Map<String, String> fields = new HashMap<>();
-		fields.put("customer", order.customer());
-		fields.put("amount", order.amount().toPlainString());
-		fields.put("state", order.state().name());
-		fields.put("placedAt", order.placedAt().toString());
-		fields.put("payBy", order.payBy().toString());
-		String key = key(order.id());
-		this.redis.opsForHash().putAll(key, fields);
-		this.redis.expire(key, RETENTION);
-	}
-
-	void delete(String id) {
-		this.redis.delete(key(id));
+		this.jdbc
+			.sql("insert into orders (id, customer, amount, state, placed_at, pay_by) values (?, ?, ?, ?, ?, ?)")
+			.params(order.id(), order.customer(), order.amount(), order.state().name(), timestamp(order.placedAt()),
+					timestamp(order.payBy()))
+			.update();
 	}
 
 	Optional<Order> find(String id) {
-		HashOperations<String, String, String> hashes = this.redis.opsForHash();
-		Map<String, String> fields = hashes.entries(key(id));
-		if (fields.isEmpty()) {
-			return Optional.empty();
-		}
-		return Optional.of(new Order(id, fields.get("customer"), new BigDecimal(fields.get("amount")),
-				OrderState.valueOf(fields.get("state")), instant(fields.get("placedAt")), instant(fields.get("payBy")),
-				instant(fields.get("paidAt")), instant(fields.get("closedAt"))));
+		return this.jdbc.sql("select * from orders where id = ?").param(id).query(OrderStore::order).optional();
 	}
 
 	/**
-	 * Moves the order from one state to another, stamping {@code timeField} with {@code at}, only when it is in
-	 * {@code from}.
-	 * @return the state the order was in ({@code from} when it moved), or empty when there is no such order
+	 * Returns what the customer's orders awaiting payment come to, those written in the caller's transaction
+	 * included.
 	 */
-	Optional<OrderState> transition(String id, OrderState from, OrderState to, String timeField, Instant at) {
-		String before = this.redis.execute(TRANSITION, List.of(key(id)), from.name(), to.name(), timeField,
-				at.toString());
-		return Optional.ofNullable(before).map(OrderState::valueOf);
+	BigDecimal unpaidTotal(String customer) {
+		return this.jdbc.sql("select coalesce(sum(amount), 0) from orders where customer = ? and state = ?")
+			.params(customer, OrderState.AWAITING_PAYMENT.name())
+			.query(BigDecimal.class)
+			.single();
 	}
 
-	private String key(String id) {
-		return this.keyPrefix + id;
+	/**
+	 * Marks the order paid at the given time, only when it awaits payment.
+	 * @return the state the order was in ({@code AWAITING_PAYMENT} when it was paid now), or empty when there is no
+	 * such order
+	 */
+	Optional<OrderState> pay(String id, Instant at) {
+		return leaveAwaitingPayment(id, "update orders set state = ?, paid_at = ? where id = ? and state = ?",
+				OrderState.PAID, at);
 	}
 
-	private static Instant instant(String value) {
-		return (value != null) ? Instant.parse(value) : null;
+	/**
+	 * Marks the order closed at the given time, only when it awaits payment.
+	 * @return the state the order was in ({@code AWAITING_PAYMENT} when it was closed now), or empty when there is no
+	 * such order
+	 */
+	Optional<OrderState> close(String id, Instant at) {
+		return leaveAwaitingPayment(id, "update orders set state = ?, closed_at = ? where id = ? and state = ?",
+				OrderState.CLOSED, at);
+	}
+
+	// one conditional update, so that a payment and the timeout arriving together cannot both win
+	private Optional<OrderState> leaveAwaitingPayment(String id, String update, OrderState to, Instant at) {
+		int updated = this.jdbc.sql(update)
+			.params(to.name(), timestamp(at), id, OrderState.AWAITING_PAYMENT.name())
+			.update();
+		if (updated == 1) {
+			return Optional.of(OrderState.AWAITING_PAYMENT);
+		}
+		// paid and closed are final, so the state read now is the one that made the update miss
+		return this.jdbc.sql("select state from orders where id = ?")
+			.param(id)
+			.query(String.class)
+			.optional()
+			.map(OrderState::valueOf);
+	}
+
+	private static Order order(ResultSet row, int rowNumber) throws SQLException {
+		return new Order(row.getString("id"), row.getString("customer"), row.getBigDecimal("amount"),
+				OrderState.valueOf(row.getString("state")), instant(row, "placed_at"), instant(row, "pay_by"),
+				instant(row, "paid_at"), instant(row, "closed_at"));
+	}
+
+	private static OffsetDateTime timestamp(Instant instant) {
+		return instant.atOffset(ZoneOffset.UTC);
+	}
+
+	private static Instant instant(ResultSet row, String column) throws SQLException {
+		OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+		return (value != null) ? value.toInstant() : null;
 	}
 
 }

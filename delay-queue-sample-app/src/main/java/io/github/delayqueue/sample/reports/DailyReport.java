@@ -1,5 +1,6 @@
 package io.github.delayqueue.sample.reports;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,10 +33,13 @@ class DailyReport {
 
 	private final DelayQueue queue;
 
+	private final Clock clock;
+
 	private final AtomicReference<Report> last = new AtomicReference<>();
 
-	DailyReport(DelayQueue queue) {
+	DailyReport(DelayQueue queue, Clock clock) {
 		this.queue = queue;
+		this.clock = clock;
 	}
 
 	@DelayListener(topic = TOPIC, cron = "${sample.daily-report.cron:0 0 6 * * *}",
@@ -43,7 +47,7 @@ class DailyReport {
 	void build(JobContext context) {
 		TopicStats timeouts = this.queue.stats(OrderService.TIMEOUT_TOPIC);
 		TopicStats webhooks = this.queue.stats(WebhookService.DELIVERY_TOPIC);
-		Report report = new Report(context.id(), context.dueAt(), Instant.now(),
+		Report report = new Report(context.id(), context.dueAt(), this.clock.instant(),
 				timeouts.delayed() + timeouts.ready(), webhooks.dead());
 		this.last.set(report);
 		logger.info("Daily report " + report);
