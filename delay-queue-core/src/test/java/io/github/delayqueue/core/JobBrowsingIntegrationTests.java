@@ -84,6 +84,21 @@ class JobBrowsingIntegrationTests {
 	}
 
 	@Test
+	void aPreviewShowsThePayloadOfAJobWithHeadersNotItsHeaders() {
+		this.queue.add(Job.builder(TOPIC)
+			.id("traced")
+			.payload("{\"a\":1}")
+			.header("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+			.delay(Duration.ofHours(1))
+			.build());
+
+		JobPage.Entry traced = this.queue.jobs(TOPIC, JobState.DELAYED, 0, 1).jobs().get(0);
+
+		assertThat(traced.payloadPreview()).isEqualTo("{\"a\":1}");
+		assertThat(traced.payloadBytes()).isEqualTo(7);
+	}
+
+	@Test
 	void readyJobsArePagedInOrderOfDueTimeOverEveryBucket() {
 		Instant base = Instant.now().minus(Duration.ofHours(1));
 		for (int i : shuffled()) {

@@ -20,7 +20,7 @@ for i = 3, #ARGV do
   else
     score = tonumber(score)
     local entry = redis.call('HGET', payloads, id)
-    local number, _, bar = entry_head(entry)
+    local number, _, bar, headers_length = entry_head(entry)
     local raw = redis.call('HGET', jobs, id)
     local m
     if raw then
@@ -36,8 +36,9 @@ for i = 3, #ARGV do
     end
     local preview, bytes = '', 0
     if bar then
-      preview = string.sub(entry, bar + 1, bar + preview_bytes)
-      bytes = #entry - bar
+      local payload_at = bar + 1 + headers_length -- the payload follows the job's headers, if it has any
+      preview = string.sub(entry, payload_at, payload_at + preview_bytes - 1)
+      bytes = #entry - payload_at + 1
     end
     reply[#reply + 1] = { score, due, attempts, max, err, preview, bytes }
   end
