@@ -883,10 +883,16 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Resumes a {@link #pause(String) paused} topic and signals each of its buckets, so that waiting consumers
 	 * wake and take the jobs that fell due meanwhile. Resuming a topic that is not paused changes nothing but
-	 * that signal.
+	 * that signal. First, the topic's recurring schedules get their misfire policy applied to the fire times
+	 * that passed while it was paused, as after an outage (so a schedule paused with its topic for a day does not
+	 * run a day's fire times back to back).
 	 */
 	public void resume(String topic) {
-		this.controls.resume(this.keys.buckets(Job.checkTopic(topic)));
+		List<BucketKeys> buckets = this.keys.buckets(Job.checkTopic(topic));
+		if (this.controls.isPaused(buckets)) {
+			this.schedules.restore(topic);
+		}
+		this.controls.resume(buckets);
 		logger.info("Resumed topic \"{}\"", topic);
 	}
 

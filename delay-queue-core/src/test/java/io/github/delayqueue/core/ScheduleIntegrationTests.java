@@ -232,6 +232,31 @@ class ScheduleIntegrationTests {
 		assertThat(runs.get(3)).as("then the next after the restart").isGreaterThan(restart);
 	}
 
+	@Test
+	void firesMissedWhileTheTopicWasPausedFollowTheMisfirePolicyOnResume() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		queue.schedule(Schedule.builder(TOPIC, "paused-meanwhile")
+			.fixedRate(Duration.ofMillis(200))
+			.misfireGrace(Duration.ofMillis(100))
+			.build());
+		List<Long> fires = Collections.synchronizedList(new ArrayList<>());
+		start(queue, 1, (job) -> fires.add(fireOf(job.id())));
+		await().atMost(Duration.ofSeconds(10)).until(() -> fires.size() >= 2);
+
+		queue.pause(TOPIC);
+		long pausedAt = redisNow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> redisNow() > pausedAt + 2000); // 10 fire times
+		int runsBeforeResume = fires.size();
+		long resumedAt = redisNow();
+		queue.resume(TOPIC);
+		await().atMost(Duration.ofSeconds(10)).until(() -> fires.size() >= runsBeforeResume + 3);
+
+		List<Long> afterResume = new ArrayList<>(fires.subList(runsBeforeResume, fires.size()));
+		assertThat(afterResume.stream().filter((fire) -> fire < resumedAt))
+			.as("runs of fire times missed while paused: one catch-up run, as after an outage (RUN_ONCE)")
+			.hasSizeLessThanOrEqualTo(1);
+	}
+
 	/**
 	 * Makes a schedule firing every 200 ms with no instance running it, waits until at least 10 fire times
 	 * passed, then has an instance make it again and run it. Returns the fire times of its first

@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.MisfirePolicy;
 import io.github.delayqueue.core.Recurrence;
@@ -16,7 +17,6 @@ import io.github.delayqueue.core.ScheduleInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.dao.DataAccessException;
 
 /**
  * Keeps recurring schedules in Redis: computes their fire times (which Lua cannot, for a cron expression),
@@ -43,15 +43,21 @@ public final class Schedules implements AutoCloseable {
 
 	private final Set<String> refillsQueued = ConcurrentHashMap.newKeySet();
 
-	private final ExecutorService refills = Executors.newSingleThreadExecutor((task) -> {
-		Thread thread = new Thread(task, "delay-queue-schedules");
-		thread.setDaemon(true);
-		return thread;
-	});
+	/**
+	 * One thread at most, started for a refill and gone a few seconds after the last: a queue whose schedules
+	 * need no refill holds no thread.
+	 */
+	private final ThreadPoolExecutor refills = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(), (task) -> {
+				Thread thread = new Thread(task, "delay-queue-schedules");
+				thread.setDaemon(true);
+				return thread;
+			});
 
 	public Schedules(KeyLayout keys, BucketOperations operations) {
 		this.keys = keys;
 		this.operations = operations;
+		this.refills.allowCoreThreadTimeOut(true);
 		operations.onSchedulesToRefill(this::refillLater);
 	}
 
@@ -162,9 +168,9 @@ public final class Schedules implements AutoCloseable {
 			write(topic, id, (stored, now) -> (stored == null || !stored.active()) ? null
 					: extend(ScheduleDefinition.decode(stored.definition()).recurrence(), stored, now));
 		}
-		catch (DataAccessException | IllegalStateException ex) {
+		catch (RuntimeException ex) { // on a pool thread: nothing above it would log it
 			logger.warn("Could not list more fire times of schedule \"{}\" of topic \"{}\" (the next claims of its "
-					+ "occurrences ask again): {}", id, topic, ex.getMessage());
+					+ "occurrences ask again): {}", id, topic, ex.toString());
 		}
 	}
 
