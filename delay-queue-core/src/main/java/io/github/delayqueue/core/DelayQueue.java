@@ -1017,6 +1017,11 @@ public class DelayQueue implements AutoCloseable {
 	 * last error, policy, add token and payload. Returns how many jobs were moved; none when the topic is
 	 * already laid out in this queue's count.
 	 * <p>
+	 * The topic's {@link #pause(String) pause} and {@link #setRateLimit(String, RateLimit) rate limit} are carried
+	 * over: once the jobs are moved, every new bucket is paused when the old layout was, and gets its share of the
+	 * rate limit; the controls of old buckets the new count does not have are deleted. Recurring schedules are not
+	 * moved.
+	 * <p>
 	 * Stop every instance using the topic first, and start them again with the new count once this has
 	 * returned: an instance still running with the old count keeps using the old buckets.
 	 * <p>
@@ -1030,10 +1035,22 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws IllegalStateException when some jobs could not be moved, naming them (another job with the
 	 * same id in the new bucket, or jobs that kept changing); the others are moved, and the count is not
 	 * recorded
+	 * @throws InvalidJobException when the topic's rate limit allows fewer jobs than the new bucket count, before
+	 * anything is moved
 	 */
 	public long migrateBuckets(String topic) {
 		int buckets = this.options.bucketsOf(Job.checkTopic(topic));
+		List<BucketKeys> oldBuckets = this.keys.buckets(topic, this.bucketCounts.recorded(topic).orElse(buckets));
+		List<BucketKeys> newBuckets = this.keys.buckets(topic, buckets);
+		TopicControls.Settings controls = this.controls.read(oldBuckets);
+		if (controls.rateLimit() != null) {
+			TopicControls.checkShares(topic, buckets, controls.rateLimit());
+		}
 		long moved = this.migration.migrate(topic, buckets);
+		if (oldBuckets.size() != buckets) {
+			this.controls.write(newBuckets, controls);
+			this.controls.delete(oldBuckets.subList(Math.min(buckets, oldBuckets.size()), oldBuckets.size()));
+		}
 		this.bucketCounts.record(topic, buckets);
 		logger.info("Moved {} jobs of topic \"{}\" to their buckets of {}, now its recorded bucket count", moved, topic,
 				buckets);
