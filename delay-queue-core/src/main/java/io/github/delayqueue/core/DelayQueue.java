@@ -431,7 +431,10 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Counts a topic's jobs by state, one script per bucket.
+	 * Counts a topic's jobs by state, one script per bucket. Like every read of a topic ({@link #jobs jobs},
+	 * {@link #isPaused isPaused}, {@link #rateLimit rateLimit}), it records no bucket count for a topic that has none.
+	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one recorded in
+	 * Redis
 	 */
 	public TopicStats stats(String topic) {
 		Job.checkTopic(topic);
@@ -441,7 +444,7 @@ public class DelayQueue implements AutoCloseable {
 		long dead = 0;
 		long oldestReadyAge = 0;
 		long promotionLag = 0;
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
+		for (BucketKeys bucket : bucketsToRead(topic)) {
 			BucketStats stats = this.operations.stats(bucket);
 			delayed += stats.delayed();
 			ready += stats.ready();
@@ -796,7 +799,7 @@ public class DelayQueue implements AutoCloseable {
 			throw new IllegalArgumentException("offset + limit must be at most " + JobPage.MAX_DEPTH + ", was "
 					+ ((long) offset + limit) + ": pages reach only that deep into a state's jobs; find jobs beyond by id");
 		}
-		List<BucketKeys> buckets = this.keys.buckets(topic);
+		List<BucketKeys> buckets = bucketsToRead(topic);
 		// a single bucket is read from the offset on; several are merged from each one's start
 		long from = (buckets.size() == 1) ? offset : 0;
 		long total = 0;
@@ -895,7 +898,7 @@ public class DelayQueue implements AutoCloseable {
 	 * way, and threw, pauses some buckets only; pausing again pauses them all).
 	 */
 	public boolean isPaused(String topic) {
-		return this.controls.isPaused(this.keys.buckets(Job.checkTopic(topic)));
+		return this.controls.isPaused(bucketsToRead(Job.checkTopic(topic)));
 	}
 
 	/**
@@ -934,7 +937,7 @@ public class DelayQueue implements AutoCloseable {
 	 * Returns the topic's rate limit, as last {@link #setRateLimit set}, or empty when it has none.
 	 */
 	public Optional<RateLimit> rateLimit(String topic) {
-		return this.controls.rateLimit(this.keys.buckets(Job.checkTopic(topic)));
+		return this.controls.rateLimit(bucketsToRead(Job.checkTopic(topic)));
 	}
 
 	/**
@@ -1109,7 +1112,15 @@ public class DelayQueue implements AutoCloseable {
 		return this.bucketCounts.check(topic, this.options.bucketsOf(topic));
 	}
 
-	private BucketKeys bucketOf(String topic, String id) {
+	/**
+	 * Returns the keys of the topic's buckets for a read, which checks the bucket count as every operation does but
+	 * records none when none is recorded: reading a topic no queue has used leaves no trace of it.
+	 */
+	private List<BucketKeys> bucketsToRead(String topic) {
+		return this.keys.buckets(topic, this.bucketCounts.checkWithoutRecording(topic, this.options.bucketsOf(topic)));
+	}
+
+		private BucketKeys bucketOf(String topic, String id) {
 		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id));
 	}
 

@@ -83,6 +83,32 @@ class BucketCountIntegrationTests {
 	}
 
 	@Test
+	void readingATopicNoQueueHasUsedRecordsNoBucketCount() {
+		DelayQueue queue = queue(4);
+
+		assertThat(queue.stats(TOPIC).delayed()).isZero();
+		assertThat(queue.isPaused(TOPIC)).isFalse();
+		assertThat(queue.rateLimit(TOPIC)).isEmpty();
+		assertThat(queue.jobs(TOPIC, JobState.READY, 0, 10).jobs()).isEmpty();
+
+		assertThat(redis.hasKey(layout(4).bucketCount(TOPIC))).isFalse();
+		queue.add(job("a").build());
+		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
+	}
+
+	@Test
+	void aReadByAQueueConfiguredWithAnotherCountIsRefused() {
+		queue(4).add(job("a").build());
+		DelayQueue other = queue(1);
+
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.isPaused(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.rateLimit(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class)
+			.isThrownBy(() -> other.jobs(TOPIC, JobState.READY, 0, 10));
+		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
+	}
+
+	@Test
 	void aQueueConfiguredWithAnotherCountIsRefusedBeforeItTouchesAJob() {
 		DelayQueue recorded = queue(4);
 		for (int i = 0; i < 20; i++) {

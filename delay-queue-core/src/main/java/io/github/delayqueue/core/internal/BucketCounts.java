@@ -49,6 +49,26 @@ public final class BucketCounts {
 	}
 
 	/**
+	 * Returns {@code buckets} as {@link #check(String, int)} does, but records nothing when no count is recorded: for
+	 * reads, which find nothing in a topic no queue has used and must not mark it as used (with this queue's count).
+	 * @throws BucketCountMismatchException when another count is recorded
+	 */
+	public int checkWithoutRecording(String topic, int buckets) {
+		if (this.checked.contains(topic)) {
+			return buckets;
+		}
+		OptionalInt recorded = recorded(topic);
+		if (recorded.isEmpty()) {
+			return buckets;
+		}
+		if (recorded.getAsInt() != buckets) {
+			throw new BucketCountMismatchException(topic, recorded.getAsInt(), buckets);
+		}
+		this.checked.add(topic);
+		return buckets;
+	}
+
+	/**
 	 * Returns the bucket count recorded for the topic, or empty when none is. Records nothing.
 	 */
 	public OptionalInt recorded(String topic) {
