@@ -234,6 +234,9 @@
   function totals(sample) {
     const sum = { delayed: 0, ready: 0, reserved: 0, dead: 0 };
     for (const topic of Object.values(sample.topics)) {
+      if (topic.problem) {
+        continue; // its counts could not be read
+      }
       for (const state of Object.keys(sum)) {
         sum[state] += topic[state];
       }
@@ -333,6 +336,11 @@
         }
         const rows = names.map((name) => {
           const topic = latest.topics[name];
+          if (topic.problem) {
+            return el('tr', { 'data-topic': name },
+              el('td', {}, el('a', { href: '#/topic/' + encodeURIComponent(name) }, name)),
+              el('td', { class: 'problem', colspan: '10', 'data-field': 'problem' }, topic.problem));
+          }
           const rate = rates(previous, latest, name);
           const lateness = topic.local && topic.local.lateness && topic.local.lateness.count > 0
             ? topic.local.lateness : null;

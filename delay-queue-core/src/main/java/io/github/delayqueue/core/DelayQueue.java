@@ -431,7 +431,10 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Counts a topic's jobs by state, one script per bucket.
+	 * Counts a topic's jobs by state, one script per bucket. Like every read of a topic ({@link #jobs jobs},
+	 * {@link #isPaused isPaused}, {@link #rateLimit rateLimit}), it records no bucket count for a topic that has none.
+	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one recorded in
+	 * Redis
 	 */
 	public TopicStats stats(String topic) {
 		Job.checkTopic(topic);
@@ -441,7 +444,7 @@ public class DelayQueue implements AutoCloseable {
 		long dead = 0;
 		long oldestReadyAge = 0;
 		long promotionLag = 0;
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
+		for (BucketKeys bucket : bucketsToRead(topic)) {
 			BucketStats stats = this.operations.stats(bucket);
 			delayed += stats.delayed();
 			ready += stats.ready();
@@ -796,7 +799,7 @@ public class DelayQueue implements AutoCloseable {
 			throw new IllegalArgumentException("offset + limit must be at most " + JobPage.MAX_DEPTH + ", was "
 					+ ((long) offset + limit) + ": pages reach only that deep into a state's jobs; find jobs beyond by id");
 		}
-		List<BucketKeys> buckets = this.keys.buckets(topic);
+		List<BucketKeys> buckets = bucketsToRead(topic);
 		// a single bucket is read from the offset on; several are merged from each one's start
 		long from = (buckets.size() == 1) ? offset : 0;
 		long total = 0;
@@ -901,7 +904,7 @@ public class DelayQueue implements AutoCloseable {
 	 * way, and threw, pauses some buckets only; pausing again pauses them all).
 	 */
 	public boolean isPaused(String topic) {
-		return this.controls.isPaused(this.keys.buckets(Job.checkTopic(topic)));
+		return this.controls.isPaused(bucketsToRead(Job.checkTopic(topic)));
 	}
 
 	/**
@@ -940,7 +943,7 @@ public class DelayQueue implements AutoCloseable {
 	 * Returns the topic's rate limit, as last {@link #setRateLimit set}, or empty when it has none.
 	 */
 	public Optional<RateLimit> rateLimit(String topic) {
-		return this.controls.rateLimit(this.keys.buckets(Job.checkTopic(topic)));
+		return this.controls.rateLimit(bucketsToRead(Job.checkTopic(topic)));
 	}
 
 	/**
@@ -1023,6 +1026,11 @@ public class DelayQueue implements AutoCloseable {
 	 * last error, policy, add token and payload. Returns how many jobs were moved; none when the topic is
 	 * already laid out in this queue's count.
 	 * <p>
+	 * The topic's {@link #pause(String) pause} and {@link #setRateLimit(String, RateLimit) rate limit} are carried
+	 * over: once the jobs are moved, every new bucket is paused when the old layout was, and gets its share of the
+	 * rate limit; the controls of old buckets the new count does not have are deleted. Recurring schedules are not
+	 * moved.
+	 * <p>
 	 * Stop every instance using the topic first, and start them again with the new count once this has
 	 * returned: an instance still running with the old count keeps using the old buckets.
 	 * <p>
@@ -1036,10 +1044,22 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws IllegalStateException when some jobs could not be moved, naming them (another job with the
 	 * same id in the new bucket, or jobs that kept changing); the others are moved, and the count is not
 	 * recorded
+	 * @throws InvalidJobException when the topic's rate limit allows fewer jobs than the new bucket count, before
+	 * anything is moved
 	 */
 	public long migrateBuckets(String topic) {
 		int buckets = this.options.bucketsOf(Job.checkTopic(topic));
+		List<BucketKeys> oldBuckets = this.keys.buckets(topic, this.bucketCounts.recorded(topic).orElse(buckets));
+		List<BucketKeys> newBuckets = this.keys.buckets(topic, buckets);
+		TopicControls.Settings controls = this.controls.read(oldBuckets);
+		if (controls.rateLimit() != null) {
+			TopicControls.checkShares(topic, buckets, controls.rateLimit());
+		}
 		long moved = this.migration.migrate(topic, buckets);
+		if (oldBuckets.size() != buckets) {
+			this.controls.write(newBuckets, controls);
+			this.controls.delete(oldBuckets.subList(Math.min(buckets, oldBuckets.size()), oldBuckets.size()));
+		}
 		this.bucketCounts.record(topic, buckets);
 		logger.info("Moved {} jobs of topic \"{}\" to their buckets of {}, now its recorded bucket count", moved, topic,
 				buckets);
@@ -1098,7 +1118,15 @@ public class DelayQueue implements AutoCloseable {
 		return this.bucketCounts.check(topic, this.options.bucketsOf(topic));
 	}
 
-	private BucketKeys bucketOf(String topic, String id) {
+	/**
+	 * Returns the keys of the topic's buckets for a read, which checks the bucket count as every operation does but
+	 * records none when none is recorded: reading a topic no queue has used leaves no trace of it.
+	 */
+	private List<BucketKeys> bucketsToRead(String topic) {
+		return this.keys.buckets(topic, this.bucketCounts.checkWithoutRecording(topic, this.options.bucketsOf(topic)));
+	}
+
+		private BucketKeys bucketOf(String topic, String id) {
 		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id));
 	}
 

@@ -83,6 +83,32 @@ class BucketCountIntegrationTests {
 	}
 
 	@Test
+	void readingATopicNoQueueHasUsedRecordsNoBucketCount() {
+		DelayQueue queue = queue(4);
+
+		assertThat(queue.stats(TOPIC).delayed()).isZero();
+		assertThat(queue.isPaused(TOPIC)).isFalse();
+		assertThat(queue.rateLimit(TOPIC)).isEmpty();
+		assertThat(queue.jobs(TOPIC, JobState.READY, 0, 10).jobs()).isEmpty();
+
+		assertThat(redis.hasKey(layout(4).bucketCount(TOPIC))).isFalse();
+		queue.add(job("a").build());
+		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
+	}
+
+	@Test
+	void aReadByAQueueConfiguredWithAnotherCountIsRefused() {
+		queue(4).add(job("a").build());
+		DelayQueue other = queue(1);
+
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.isPaused(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.rateLimit(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class)
+			.isThrownBy(() -> other.jobs(TOPIC, JobState.READY, 0, 10));
+		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
+	}
+
+	@Test
 	void aQueueConfiguredWithAnotherCountIsRefusedBeforeItTouchesAJob() {
 		DelayQueue recorded = queue(4);
 		for (int i = 0; i < 20; i++) {
@@ -193,6 +219,50 @@ class BucketCountIntegrationTests {
 		}
 		assertThat(after.stats(TOPIC).delayed()).isEqualTo(100);
 		assertThat(after.find(TOPIC, "job-42").orElseThrow().state()).isEqualTo(JobState.DELAYED);
+	}
+
+	@Test
+	void migrateBucketsCarriesThePauseAndTheRateLimitOverToTheNewBuckets() {
+		DelayQueue before = queue(1);
+		before.pause(TOPIC);
+		before.setRateLimit(TOPIC, RateLimit.parse("10/1s"));
+
+		DelayQueue after = queue(2);
+		after.migrateBuckets(TOPIC);
+
+		assertThat(after.isPaused(TOPIC)).isTrue();
+		String inBucket1 = ids("job", 20).stream().filter((id) -> KeyLayout.bucketIndex(id, 2) == 1).findFirst()
+			.orElseThrow();
+		after.add(job(inBucket1).build());
+		assertThat(after.claim(TOPIC, 1)).as("claim on bucket 1 of a paused topic").isEmpty();
+		assertThat(after.rateLimit(TOPIC)).contains(RateLimit.parse("10/1s"));
+		for (int index = 0; index < 2; index++) {
+			Map<Object, Object> control = redis.opsForHash().entries(layout(2).bucket(TOPIC, index).control());
+			assertThat(control).as("control of bucket %s", index).containsEntry("rate", "10/1s");
+			// a share of 5 per second, saving up 1 token: one token every 200 ms
+			assertThat(Double.parseDouble((String) control.get("refill-us"))).as("refill of bucket %s", index)
+				.isEqualTo(200_000.0);
+		}
+
+		DelayQueue back = queue(1);
+		back.migrateBuckets(TOPIC);
+
+		assertThat(redis.hasKey(layout(2).bucket(TOPIC, 1).control())).as("control of dropped bucket 1").isFalse();
+		assertThat(back.isPaused(TOPIC)).isTrue();
+		assertThat(Double.parseDouble((String) redis.opsForHash().get(layout(1).bucket(TOPIC, 0).control(),
+				"refill-us"))).as("whole limit on bucket 0 again").isEqualTo(100_000.0);
+	}
+
+	@Test
+	void aRateLimitTooSmallForTheNewCountStopsTheMigrationBeforeAnythingMoves() {
+		DelayQueue before = queue(1);
+		before.setRateLimit(TOPIC, RateLimit.parse("2/1s"));
+		before.addAll(ids("job", 10).stream().map((id) -> job(id).build()).toList());
+
+		assertThatExceptionOfType(InvalidJobException.class).isThrownBy(() -> queue(4).migrateBuckets(TOPIC))
+			.withMessageContaining("bucket count of topic \"orders\" (4)");
+		assertThat(recordedBuckets(TOPIC)).isEqualTo("1");
+		assertThat(before.stats(TOPIC).ready()).isEqualTo(10);
 	}
 
 	@Test

@@ -19,6 +19,7 @@ import io.github.delayqueue.console.web.ConsoleResponses.RateLimitRequest;
 import io.github.delayqueue.console.web.ConsoleResponses.Session;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicDetail;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicSummary;
+import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -47,7 +48,8 @@ import org.springframework.web.bind.annotation.RestController;
  * The console's JSON API, under {@code <path>/api}: reads with GET, writes with POST only (behind the
  * {@link ConsoleWriteGuard}). A job's id travels as a parameter or in the body, never in the path, as an id may hold
  * any character. Errors are answered as problem details: 400 for bad input, 404 for a missing job, 403 for a refused
- * write, 503 when Redis cannot be reached.
+ * write, 409 for a topic laid out in another bucket count than this application's, 503 when Redis cannot be reached.
+ * The overview lists a topic it cannot read with the reason instead of its counts.
  */
 @RestController
 @RequestMapping("/api")
@@ -84,7 +86,7 @@ public class ConsoleApiController {
 
 	@GetMapping("/topics")
 	public List<TopicSummary> topics() {
-		return this.operations.topics().stream().map(this::summary).toList();
+		return this.operations.topics().stream().map(this::summaryOrProblem).toList();
 	}
 
 	@GetMapping("/topics/{topic}")
@@ -225,13 +227,36 @@ public class ConsoleApiController {
 		return problem(HttpStatus.FORBIDDEN, ex.getMessage());
 	}
 
+	@ExceptionHandler(BucketCountMismatchException.class)
+	ProblemDetail otherBucketCount(BucketCountMismatchException ex) {
+		return problem(HttpStatus.CONFLICT, otherBucketCountMessage(ex) + ". " + ex.getMessage());
+	}
+
 	@ExceptionHandler(DataAccessException.class)
 	ProblemDetail redisUnavailable(DataAccessException ex) {
 		return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis could not be reached: " + ex.getMessage());
 	}
 
-	private TopicSummary summary(String topic) {
-		return summary(this.operations.stats(topic));
+	/**
+	 * Returns the topic's summary, or one naming why it cannot be read, so that one such topic (another application's,
+	 * found under the same key prefix) does not break the overview. Redis being unreachable still fails the whole.
+	 */
+	private TopicSummary summaryOrProblem(String topic) {
+		try {
+			return summary(this.operations.stats(topic));
+		}
+		catch (BucketCountMismatchException ex) {
+			return TopicSummary.unreadable(topic, otherBucketCountMessage(ex));
+		}
+		catch (IllegalStateException ex) {
+			return TopicSummary.unreadable(topic, "Cannot be read: " + ex.getMessage());
+		}
+	}
+
+	private static String otherBucketCountMessage(BucketCountMismatchException ex) {
+		return "Laid out in " + ex.getRecordedBuckets() + " buckets by another application; this application uses "
+				+ ex.getConfiguredBuckets() + " (delay-queue.topics." + ex.getTopic() + ".buckets), so it cannot read "
+				+ "the topic";
 	}
 
 	private TopicSummary summary(TopicStats stats) {

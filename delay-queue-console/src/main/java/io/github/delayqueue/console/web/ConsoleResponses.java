@@ -75,15 +75,22 @@ public final class ConsoleResponses {
 	 * @param paused whether the topic is paused, across the fleet
 	 * @param rateLimit its rate limit across the fleet, written like {@code 100/1s}, or {@code null} when it has none
 	 * @param local what this instance measured, or {@code null} without Micrometer
+	 * @param problem why the topic could not be read, such as its jobs being laid out in another bucket count, or
+	 * {@code null} when it was read; the counts are then zero and mean nothing
 	 */
 	public record TopicSummary(String topic, long delayed, long ready, long reserved, long dead,
-			long oldestReadyAgeMillis, boolean paused, @Nullable String rateLimit, @Nullable LocalMetrics local) {
+			long oldestReadyAgeMillis, boolean paused, @Nullable String rateLimit, @Nullable LocalMetrics local,
+			@Nullable String problem) {
 
 		static TopicSummary of(TopicStats stats, boolean paused, @Nullable RateLimit rateLimit,
 				@Nullable LocalMetrics local) {
 			return new TopicSummary(stats.topic(), stats.delayed(), stats.ready(), stats.reserved(), stats.dead(),
 					stats.oldestReadyAge().toMillis(), paused, (rateLimit != null) ? rateLimit.toString() : null,
-					local);
+					local, null);
+		}
+
+		static TopicSummary unreadable(String topic, String problem) {
+			return new TopicSummary(topic, 0, 0, 0, 0, 0, false, null, null, problem);
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.internal;
 
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -48,6 +49,35 @@ public final class BucketCounts {
 	}
 
 	/**
+	 * Returns {@code buckets} as {@link #check(String, int)} does, but records nothing when no count is recorded: for
+	 * reads, which find nothing in a topic no queue has used and must not mark it as used (with this queue's count).
+	 * @throws BucketCountMismatchException when another count is recorded
+	 */
+	public int checkWithoutRecording(String topic, int buckets) {
+		if (this.checked.contains(topic)) {
+			return buckets;
+		}
+		OptionalInt recorded = recorded(topic);
+		if (recorded.isEmpty()) {
+			return buckets;
+		}
+		if (recorded.getAsInt() != buckets) {
+			throw new BucketCountMismatchException(topic, recorded.getAsInt(), buckets);
+		}
+		this.checked.add(topic);
+		return buckets;
+	}
+
+	/**
+	 * Returns the bucket count recorded for the topic, or empty when none is. Records nothing.
+	 */
+	public OptionalInt recorded(String topic) {
+		String key = this.keys.bucketCount(topic);
+		String recorded = ConnectionRetries.call("bucket count read", topic, () -> this.redis.opsForValue().get(key));
+		return (recorded != null) ? OptionalInt.of(parse(topic, key, recorded)) : OptionalInt.empty();
+	}
+
+	/**
 	 * Records {@code buckets} as the topic's bucket count, replacing any count recorded before.
 	 */
 	public void record(String topic, int buckets) {
@@ -66,19 +96,22 @@ public final class BucketCounts {
 			}
 			String recorded = this.redis.opsForValue().get(key);
 			if (recorded != null) {
-				try {
-					return Integer.parseInt(recorded);
-				}
-				catch (NumberFormatException ex) {
-					throw new IllegalStateException("The bucket count of topic \"" + topic + "\" recorded in Redis at "
-							+ key + " is unreadable: \"" + recorded + "\"; set it to the count the topic's jobs are "
-							+ "laid out in", ex);
-				}
+				return parse(topic, key, recorded);
 			}
 			if (read == MAX_READS) { // deleted each time between our SET NX and GET: someone keeps deleting it
 				throw new IllegalStateException("The bucket count of topic \"" + topic + "\" at " + key
 						+ " kept disappearing while it was read");
 			}
+		}
+	}
+
+	private static int parse(String topic, String key, String recorded) {
+		try {
+			return Integer.parseInt(recorded);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalStateException("The bucket count of topic \"" + topic + "\" recorded in Redis at " + key
+					+ " is unreadable: \"" + recorded + "\"; set it to the count the topic's jobs are laid out in", ex);
 		}
 	}
 

@@ -40,7 +40,13 @@ public final class KeyLayout {
 	 * Returns the keys of every bucket of {@code topic}.
 	 */
 	public List<BucketKeys> buckets(String topic) {
-		int count = this.bucketsOf.applyAsInt(topic);
+		return buckets(topic, this.bucketsOf.applyAsInt(topic));
+	}
+
+	/**
+	 * Returns the keys of every bucket of {@code topic} when the topic has {@code count} buckets.
+	 */
+	public List<BucketKeys> buckets(String topic, int count) {
 		List<BucketKeys> buckets = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
 			buckets.add(bucket(topic, i));

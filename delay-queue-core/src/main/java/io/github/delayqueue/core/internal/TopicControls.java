@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.RateLimit;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -81,11 +82,7 @@ public final class TopicControls {
 	 */
 	public void setRateLimit(List<BucketKeys> buckets, RateLimit limit) {
 		int count = buckets.size();
-		if (limit.jobs() < count) {
-			throw new InvalidJobException("rateLimit.jobs", "must be at least the bucket count of topic \""
-					+ buckets.get(0).topic() + "\" (" + count + "), so that each bucket gets a share, was "
-					+ limit.jobs() + "; for a slower rate, lengthen the span instead");
-		}
+		checkShares(buckets.get(0).topic(), count, limit);
 		long perMicros = limit.per().toNanos() / 1000;
 		for (BucketKeys bucket : buckets) {
 			int share = limit.jobs() / count + ((bucket.index() < limit.jobs() % count) ? 1 : 0);
@@ -113,6 +110,61 @@ public final class TopicControls {
 	public Optional<RateLimit> rateLimit(List<BucketKeys> buckets) {
 		Object text = this.redis.opsForHash().get(buckets.get(0).control(), RATE);
 		return Optional.ofNullable(text).map((rate) -> RateLimit.parse(rate.toString()));
+	}
+
+	/**
+	 * Returns the controls the buckets hold: paused when every bucket is, and the rate limit of the first.
+	 */
+	public Settings read(List<BucketKeys> buckets) {
+		return new Settings(isPaused(buckets), rateLimit(buckets).orElse(null));
+	}
+
+	/**
+	 * Gives every bucket the controls: each paused or not, and its share of the rate limit or none.
+	 */
+	public void write(List<BucketKeys> buckets, Settings settings) {
+		if (settings.paused()) {
+			pause(buckets);
+		}
+		else {
+			for (BucketKeys bucket : buckets) {
+				this.redis.opsForHash().delete(bucket.control(), PAUSED);
+			}
+		}
+		if (settings.rateLimit() != null) {
+			setRateLimit(buckets, settings.rateLimit());
+		}
+		else {
+			removeRateLimit(buckets);
+		}
+	}
+
+	/**
+	 * Deletes the control hash of each bucket, for buckets a topic no longer has.
+	 */
+	public void delete(List<BucketKeys> buckets) {
+		this.redis.delete(buckets.stream().map(BucketKeys::control).toList());
+	}
+
+	/**
+	 * Checks that {@code limit} gives each of {@code buckets} buckets a share of at least one job.
+	 * @throws InvalidJobException when it does not
+	 */
+	public static void checkShares(String topic, int buckets, RateLimit limit) {
+		if (limit.jobs() < buckets) {
+			throw new InvalidJobException("rateLimit.jobs", "must be at least the bucket count of topic \"" + topic
+					+ "\" (" + buckets + "), so that each bucket gets a share, was " + limit.jobs()
+					+ "; for a slower rate, lengthen the span instead");
+		}
+	}
+
+	/**
+	 * A topic's controls.
+	 *
+	 * @param paused whether it is paused
+	 * @param rateLimit its rate limit, or {@code null} when it has none
+	 */
+	public record Settings(boolean paused, @Nullable RateLimit rateLimit) {
 	}
 
 }

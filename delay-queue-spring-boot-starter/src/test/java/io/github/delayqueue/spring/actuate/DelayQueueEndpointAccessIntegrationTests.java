@@ -1,12 +1,15 @@
 package io.github.delayqueue.spring.actuate;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.Schedule;
+import io.github.delayqueue.core.ScheduleInfo;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code delayqueue} endpoint exposed over HTTP without {@code management.endpoint.delayqueue.access}: it
- * reads, but refuses every write operation and changes nothing in Redis, as exposing an endpoint must not hand
- * out cancel, replay and purge to whoever reaches the port.
+ * reads, but refuses every write operation (on jobs, topics and recurring schedules) and changes nothing in Redis,
+ * as exposing an endpoint must not hand out cancel, replay, purge or unschedule to whoever reaches the port.
  */
 @RedisTest
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -91,7 +94,26 @@ class DelayQueueEndpointAccessIntegrationTests {
 		this.queue.cancel("guarded", "later");
 	}
 
-	private int status(HttpMethod method, String path, Map<String, String> body) {
+	@Test
+	void scheduleWritesAreRefusedByDefault() {
+		this.queue.schedule(Schedule.builder("guarded-schedules", "nightly")
+			.cron("0 0 2 * * *", ZoneId.of("Europe/Berlin"))
+			.build());
+		ScheduleInfo before = this.queue.findSchedule("guarded-schedules", "nightly").orElseThrow();
+
+		// no read operation has this path, so with the writes left unmapped nothing answers there: 404, not 405
+		assertThat(status(HttpMethod.POST, "/guarded-schedules/schedules/nightly", Map.of("action", "pause")))
+			.isEqualTo(404);
+		assertThat(status(HttpMethod.POST, "/guarded-schedules/schedules/nightly", Map.of("action", "resume")))
+			.isEqualTo(404);
+		assertThat(status(HttpMethod.DELETE, "/guarded-schedules/schedules/nightly", null)).isEqualTo(404);
+
+		assertThat(this.queue.findSchedule("guarded-schedules", "nightly")).contains(before);
+		assertThat(before.paused()).isFalse();
+		this.queue.unschedule("guarded-schedules", "nightly");
+	}
+
+		private int status(HttpMethod method, String path, Map<String, String> body) {
 		RestClient.RequestBodySpec request = RestClient.create("http://localhost:" + this.port + "/actuator/delayqueue")
 			.method(method)
 			.uri(path);
