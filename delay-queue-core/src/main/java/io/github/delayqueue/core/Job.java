@@ -113,13 +113,21 @@ public final class Job {
 	 * @throws InvalidJobException when the id is blank or longer than {@link #MAX_ID_LENGTH}
 	 */
 	public static String checkId(String id) {
-		if (id == null || id.isBlank()) {
-			throw new InvalidJobException("id", "must not be blank");
+		return checkIdentifier("id", id, MAX_ID_LENGTH);
+	}
+
+	/**
+	 * Checks an identifier given as {@code field} (a job's id, a schedule's): not blank, at most
+	 * {@code maxLength} characters.
+	 */
+	static String checkIdentifier(String field, String value, int maxLength) {
+		if (value == null || value.isBlank()) {
+			throw new InvalidJobException(field, "must not be blank");
 		}
-		if (id.length() > MAX_ID_LENGTH) {
-			throw new InvalidJobException("id", "must be at most " + MAX_ID_LENGTH + " characters, was " + id.length());
+		if (value.length() > maxLength) {
+			throw new InvalidJobException(field, "must be at most " + maxLength + " characters, was " + value.length());
 		}
-		return id;
+		return value;
 	}
 
 	/**

@@ -66,14 +66,7 @@ public final class Schedule {
 	 * @throws InvalidJobException when the id is blank or longer than {@link #MAX_ID_LENGTH}
 	 */
 	public static String checkId(String id) {
-		if (id == null || id.isBlank()) {
-			throw new InvalidJobException("schedule", "must not be blank");
-		}
-		if (id.length() > MAX_ID_LENGTH) {
-			throw new InvalidJobException("schedule", "must be at most " + MAX_ID_LENGTH + " characters, was "
-					+ id.length());
-		}
-		return id;
+		return Job.checkIdentifier("schedule", id, MAX_ID_LENGTH);
 	}
 
 	public String topic() {
