@@ -9,12 +9,17 @@ import java.util.List;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, one per move, each read and hashed once. Every script is {@code common.lua} followed
- * by its own file from {@code io/github/delayqueue/core/lua/}; those touching recurring schedules have
- * {@code schedule_record.lua} between the two.
+ * The Lua scripts, one per move, each read and hashed once. Every script is the part of {@code common.lua} it
+ * uses followed by its own file from {@code io/github/delayqueue/core/lua/}; those touching recurring schedules
+ * have {@code schedule_record.lua} between the two.
+ * <p>
+ * Redis runs a script's whole text on every call, so a script carries only the declarations of
+ * {@code common.lua} it names, directly or through another one it carries (see {@link CommonPrelude}).
  */
 @SuppressWarnings("rawtypes")
 public final class DelayQueueScripts {
+
+	private static final CommonPrelude COMMON = new CommonPrelude(read("common"));
 
 	public final RedisScript<List> add = load("add");
 
@@ -86,14 +91,15 @@ public final class DelayQueueScripts {
 	 * Loads script {@code name} after {@code common.lua} and the shared pieces it names, in order.
 	 */
 	private static <T> RedisScript<T> load(String name, Class<T> resultType, String... includes) {
-		StringBuilder source = new StringBuilder(read("common")).append('\n');
+		StringBuilder own = new StringBuilder();
 		for (String include : includes) {
-			source.append(read(include)).append('\n');
+			own.append(read(include)).append('\n');
 		}
-		return RedisScript.of(source.append(read(name)).toString(), resultType);
+		own.append(read(name));
+		return RedisScript.of(COMMON.preludeFor(own.toString()) + '\n' + own, resultType);
 	}
 
-	private static String read(String name) {
+	static String read(String name) {
 		String path = "/io/github/delayqueue/core/lua/" + name + ".lua";
 		try (InputStream in = DelayQueueScripts.class.getResourceAsStream(path)) {
 			if (in == null) {
