@@ -42,6 +42,9 @@ public final class BucketOperations {
 
 	private final RedisVersionCheck versionCheck;
 
+	/** The policy line of the last job added, for the next job with the same policy. */
+	private volatile PolicyLine lastPolicyLine;
+
 	private volatile BiConsumer<BucketKeys, List<String>> scheduleRefills = (keys, ids) -> {
 	};
 
@@ -79,27 +82,43 @@ public final class BucketOperations {
 				keys.signal(), keys.policies());
 	}
 
-	private static Object[] addArguments(BucketKeys keys, List<NewJob> jobs) {
-		List<String> args = new ArrayList<>(2 + jobs.size() * 13);
-		args.add(keys.wakeChannel());
-		args.add(Integer.toString(keys.index()));
+	private Object[] addArguments(BucketKeys keys, List<NewJob> jobs) {
+		Object[] args = new Object[2 + jobs.size() * 8];
+		args[0] = keys.wakeChannel();
+		args[1] = Integer.toString(keys.index());
+		int i = 2;
 		for (NewJob job : jobs) {
-			BackOff backOff = job.backOff();
-			args.add(job.id());
-			args.add(job.payload());
-			args.add((job.dueAtMillis() != null) ? "" : Long.toString(job.delayMillis()));
-			args.add((job.dueAtMillis() != null) ? Long.toString(job.dueAtMillis()) : "");
-			args.add(Long.toString(job.ttr().toMillis()));
-			args.add(Integer.toString(job.maxAttempts()));
-			args.add(Long.toString(backOff.initial().toMillis()));
-			args.add(decimal(backOff.multiplier()));
-			args.add(Long.toString(backOff.max().toMillis()));
-			args.add(decimal(backOff.jitter()));
-			args.add(job.ifExists().name());
-			args.add(job.addToken());
-			args.add(job.headers());
+			args[i++] = job.id();
+			args[i++] = job.payload();
+			args[i++] = (job.dueAtMillis() != null) ? "" : Long.toString(job.delayMillis());
+			args[i++] = (job.dueAtMillis() != null) ? Long.toString(job.dueAtMillis()) : "";
+			args[i++] = policyLine(job);
+			args[i++] = job.ifExists().name();
+			args[i++] = job.addToken();
+			args[i++] = job.headers();
 		}
-		return args.toArray();
+		return args;
+	}
+
+	/**
+	 * A job's policy as the add script numbers it: {@code ttr|maxAttempts|backOffInitial|multiplier|max|jitter}
+	 * (common.lua). Most jobs of an application share a policy, so the last line is kept and reused.
+	 */
+	private String policyLine(NewJob job) {
+		PolicyLine last = this.lastPolicyLine;
+		if (last != null && last.ttr().equals(job.ttr()) && last.maxAttempts() == job.maxAttempts()
+				&& last.backOff().equals(job.backOff())) {
+			return last.line();
+		}
+		BackOff backOff = job.backOff();
+		String line = String.join("|", Long.toString(job.ttr().toMillis()), Integer.toString(job.maxAttempts()),
+				Long.toString(backOff.initial().toMillis()), decimal(backOff.multiplier()),
+				Long.toString(backOff.max().toMillis()), decimal(backOff.jitter()));
+		this.lastPolicyLine = new PolicyLine(job.ttr(), job.maxAttempts(), backOff, line);
+		return line;
+	}
+
+	private record PolicyLine(Duration ttr, int maxAttempts, BackOff backOff, String line) {
 	}
 
 	private static List<Long> addCodes(List reply) {

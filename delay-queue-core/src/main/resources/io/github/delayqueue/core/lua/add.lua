@@ -10,10 +10,10 @@
 -- KEYS[7] signal    zset  consumer wake-up marker
 -- KEYS[8] policies  hash  the bucket's numbered policies
 -- ARGV[1] poller wake-up channel   ARGV[2] this bucket's index
--- then 13 arguments per job:
+-- then 8 arguments per job:
 --   id, payload, delay in ms from the Redis clock's now (or '' when a due time follows),
---   due time in epoch ms taken as given (or ''), ttr ms, max attempts,
---   back-off initial ms, multiplier, max ms, jitter, 'REJECT' or 'REPLACE' for an existing id,
+--   due time in epoch ms taken as given (or ''), its policy line (as `policies` holds it, see common.lua),
+--   'REJECT' or 'REPLACE' for an existing id,
 --   the add token: random characters (no ':' or '|') the producer sends again when it retries this add,
 --   and the job's headers block ('' for none)
 --
@@ -40,7 +40,7 @@ local function written_by(entry, token)
   return entry_token == token
 end
 
-for first = 3, #ARGV, 13 do
+for first = 3, #ARGV, 8 do
   local id = ARGV[first]
   local due
   if ARGV[first + 3] ~= '' then
@@ -52,15 +52,14 @@ for first = 3, #ARGV, 13 do
   if due <= now then
     state = 'R'
   end
-  local policy = table.concat({ ARGV[first + 4], ARGV[first + 5], ARGV[first + 6], ARGV[first + 7], ARGV[first + 8],
-                                ARGV[first + 9] }, '|')
+  local policy = ARGV[first + 4]
   local number = policy_number(policies, policy, known_policies)
-  local token = ARGV[first + 11]
-  local entry = entry_join(number, token, ARGV[first + 12], ARGV[first + 1])
+  local token = ARGV[first + 6]
+  local entry = entry_join(number, token, ARGV[first + 7], ARGV[first + 1])
 
   local code = 1
   local delivered_before = false
-  if ARGV[first + 10] == 'REPLACE' then
+  if ARGV[first + 5] == 'REPLACE' then
     local old_entry = redis.call('HGET', payloads, id)
     local old_meta = redis.call('HGET', jobs, id)
     if written_by(old_entry, token) then
@@ -96,9 +95,7 @@ for first = 3, #ARGV, 13 do
     reply[#reply + 1] = -1
   elseif code ~= 0 then
     if number == '' then
-      redis.call('HSET', jobs, id, meta_encode({ state = state, attempts = 0, max = tonumber(ARGV[first + 5]),
-        ttr = tonumber(ARGV[first + 4]), due = due, token = '', bi = tonumber(ARGV[first + 6]),
-        bm = tonumber(ARGV[first + 7]), bx = tonumber(ARGV[first + 8]), bj = tonumber(ARGV[first + 9]), err = '' }))
+      redis.call('HSET', jobs, id, meta_encode(policy_meta(policy, state, due)))
     end
     if state == 'R' then
       redis.call('ZADD', ready, due, id)
