@@ -969,7 +969,8 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
 	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
-	 * buckets, which runs the claim's code path once in this JVM; and looks after the topic's recurring
+	 * buckets, which runs the claim's code path once in this JVM (reading a made-up claimed job, as an empty
+	 * claim reads none); and looks after the topic's recurring
 	 * schedules as {@link #schedule(Schedule)} does for one (misfire policy, a pending occurrence when one is
 	 * missing), so those made through this API elsewhere are handled as the fleet starts again. Listener
 	 * containers call it as they start, so that it is done before the application reports itself ready. Best effort: when Redis does
@@ -983,6 +984,7 @@ public class DelayQueue implements AutoCloseable {
 			for (BucketKeys bucket : this.keys.buckets(topic)) {
 				this.operations.claim(bucket, 0, JobPolicy.AS_ADDED);
 			}
+			this.operations.warmUpClaimReading(this.keys.buckets(topic).get(0));
 		}
 		catch (DataAccessException ex) {
 			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,
@@ -1005,6 +1007,22 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public void addDueJobClaimer(String topic, int bucket, DueJobClaimer claimer) {
 		this.pollers.addDueJobClaimer(bucketAt(topic, bucket), claimer);
+	}
+
+	/**
+	 * Has this instance's pollers of the topic claim its due jobs at once for their {@link #addDueJobClaimer
+	 * claimers}, as they do whenever a job falls due: listener containers call it once their claimers are in
+	 * place, so that the code of that path is loaded and linked before the first job falls due, and jobs already
+	 * due are claimed at once. Best effort, as {@link #warmUp(String)} is.
+	 */
+	public void warmUpDueClaims(String topic) {
+		try {
+			this.pollers.claimDueNow(Job.checkTopic(topic));
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Could not warm up the due claims of topic \"{}\" (its first jobs may run a few milliseconds "
+					+ "late): {}", topic, ex.getMessage());
+		}
 	}
 
 	/**

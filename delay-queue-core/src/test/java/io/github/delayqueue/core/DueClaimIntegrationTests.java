@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -106,6 +107,27 @@ class DueClaimIntegrationTests {
 		release.countDown();
 		await().atMost(Duration.ofSeconds(10)).until(() -> ran.contains("second"));
 		assertThat(ran).containsExactly("first", "second");
+	}
+
+	@Test
+	void warmingUpDueClaimsClaimsTheDueJobsForTheClaimersOnTheCallingThread() {
+		this.queue.add(Job.builder(TOPIC).id("due").payload("{}").dueAt(Instant.now().minusSeconds(1)).build());
+		List<String> claimedOn = new CopyOnWriteArrayList<>();
+		List<ReservedJob> claimed = new CopyOnWriteArrayList<>();
+		this.queue.startPolling(TOPIC);
+		this.queue.addDueJobClaimer(TOPIC, 0, (claim) -> {
+			claimedOn.add(Thread.currentThread().getName());
+			claimed.addAll(claim.claim(8, JobPolicy.AS_ADDED));
+			return true;
+		});
+		String caller = Thread.currentThread().getName();
+
+		this.queue.warmUpDueClaims(TOPIC);
+
+		assertThat(claimedOn).contains(caller);
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly("due");
+		assertThat(this.queue.finish(claimed.get(0))).isTrue();
+		this.queue.stopPolling(TOPIC);
 	}
 
 	/**

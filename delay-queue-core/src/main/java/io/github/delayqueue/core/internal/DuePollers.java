@@ -163,6 +163,17 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	/**
+	 * Has each poller of the topic, when this instance polls it, make a due claim at once on the calling thread
+	 * (see {@link DuePoller#claimDueNow()}).
+	 */
+	public void claimDueNow(String topic) {
+		TopicPollers polled = this.topics.get(topic);
+		if (polled != null) {
+			polled.pollers().forEach(DuePoller::claimDueNow);
+		}
+	}
+
+	/**
 	 * Tells the poller of one bucket, when this instance polls its topic, that a lease it must take back
 	 * runs out in {@code millis}.
 	 */

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongBinaryOperator;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.ReservedJob;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * given back, so a place is returned exactly once, by the claim's owner.
  */
 final class Claims {
+
+	/** Linked as the class loads rather than as the first job is booked (a few milliseconds in a cold JVM). */
+	private static final LongBinaryOperator LATER = Math::max;
+
 
 	private static final Logger logger = LoggerFactory.getLogger(Claims.class);
 
@@ -96,7 +101,7 @@ final class Claims {
 	void admit(ReservedJob job, int bucket) {
 		Claim claim = new Claim(job, bucket);
 		this.claimed.incrementAndGet();
-		this.lastClaimMillis.accumulateAndGet(job.claimedAt().toEpochMilli(), Math::max);
+		this.lastClaimMillis.accumulateAndGet(job.claimedAt().toEpochMilli(), LATER);
 		synchronized (this) {
 			if (this.open) {
 				this.held.add(claim);

@@ -194,6 +194,7 @@ public class DelayQueueListenerContainer {
 		for (BucketFetcher fetcher : this.fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
+		this.queue.warmUpDueClaims(this.topic);
 		this.running = true;
 		// a pause is the topic's, in Redis, for every instance: each heartbeat reads it
 		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,
