@@ -70,6 +70,12 @@ local function meta_decode(raw)
   return m
 end
 
+-- The lease token in the meta of a leased job, read no further than the token: nil for a job in another state
+-- and for meta that cannot be read that far.
+local function lease_token(raw)
+  return raw and string.match(raw, '^L|%d+|%d+|%d+|%-?%d+|(%d*)|')
+end
+
 local function int(n)
   return string.format('%d', n)
 end
@@ -79,7 +85,7 @@ local SIGNIFICANT = { '%.15g', '%.16g', '%.17g' }
 
 -- A number as plain decimal text that reads back as the very same double: tostring keeps 14 significant
 -- digits only and, like %g, writes small and large numbers with an exponent (1e-05, 1e+15).
-local function decimal(n)
+local function decimal_text(n)
   local text
   for i = 1, 3 do
     text = string.format(SIGNIFICANT[i], n)
@@ -97,6 +103,20 @@ local function decimal(n)
     return sign .. '0.' .. string.rep('0', -point) .. significant
   end
   return sign .. significant .. string.rep('0', point - #significant)
+end
+
+-- The texts decimal_text made in this script call, by number: a claim writes the same back-off into every meta.
+local decimal_texts = {}
+
+local function decimal(n)
+  local text = decimal_texts[n]
+  if not text then
+    text = decimal_text(n)
+    if n == n then -- NaN is no table key
+      decimal_texts[n] = text
+    end
+  end
+  return text
 end
 
 local function meta_encode(m)
@@ -175,15 +195,26 @@ local function policy_number(policies_key, policy, known)
   return number
 end
 
+-- The policy lines policy_meta read in this script call, each as a meta of its fields (false when unreadable):
+-- a claim reads the same line for every job added with one policy.
+local read_policies = {}
+
 -- The meta of a job not yet claimed, added with policy `line`; nil when the line cannot be read.
 local function policy_meta(line, state, due)
-  local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$')
-  local m = { state = state, attempts = 0, max = exact(x), ttr = exact(t), due = due, token = '', bi = exact(bi),
-              bm = exact(bm), bx = exact(bx), bj = exact(bj), err = '' }
-  if not (m.max and m.ttr and m.bi and m.bm and m.bx and m.bj) then
+  local p = read_policies[line]
+  if p == nil then
+    local t, x, bi, bm, bx, bj = string.match(line, '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$')
+    p = { max = exact(x), ttr = exact(t), bi = exact(bi), bm = exact(bm), bx = exact(bx), bj = exact(bj) }
+    if not (p.max and p.ttr and p.bi and p.bm and p.bx and p.bj) then
+      p = false
+    end
+    read_policies[line] = p
+  end
+  if not p then
     return nil
   end
-  return m
+  return { state = state, attempts = 0, max = p.max, ttr = p.ttr, due = due, token = '', bi = p.bi, bm = p.bm,
+           bx = p.bx, bj = p.bj, err = '' }
 end
 
 -- The policy line numbered `number` in the bucket's policies hash; nil when the number is unknown.

@@ -16,14 +16,16 @@ local metas = redis.call('HMGET', jobs, unpack(ids))
 local codes, done, seen = {}, {}, {}
 for i, id in ipairs(ids) do
   local code = 0
-  local m = meta_decode(metas[i])
-  if m then
+  local token = lease_token(metas[i])
+  if token then
     code = -1
-    if m.state == 'L' and m.token == ARGV[2 * i] and not seen[id] then
+    if token == ARGV[2 * i] and not seen[id] then
       code = 1
       seen[id] = true
       done[#done + 1] = id
     end
+  elseif meta_decode(metas[i]) then
+    code = -1 -- in another state
   end
   codes[i] = code
 end
