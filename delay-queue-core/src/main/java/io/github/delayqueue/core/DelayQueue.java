@@ -970,15 +970,17 @@ public class DelayQueue implements AutoCloseable {
 	 * Readies this instance to run the topic's jobs as punctually from the first as later on: loads every
 	 * script into Redis (no first call then sends one whole) and makes an empty claim on each of the topic's
 	 * buckets, which runs the claim's code path once in this JVM (reading a made-up claimed job, as an empty
-	 * claim reads none); and looks after the topic's recurring
-	 * schedules as {@link #schedule(Schedule)} does for one (misfire policy, a pending occurrence when one is
-	 * missing), so those made through this API elsewhere are handled as the fleet starts again. Listener
-	 * containers call it as they start, so that it is done before the application reports itself ready. Best effort: when Redis does
-	 * not answer (a Cluster node down, a server still loading its data), it logs why and returns, and the
-	 * first jobs may then run a few milliseconds later.
+	 * claim reads none); and looks after the topic's recurring schedules as {@link #schedule(Schedule)} does for
+	 * one (misfire policy, a pending occurrence when one is missing), so those made through this API elsewhere
+	 * are handled as the fleet starts again. Listener containers call it as they start, so that it is done
+	 * before the application reports itself ready. Best effort: when Redis does not answer (a Cluster node
+	 * down, a server still loading its data), it logs why and returns, and the first jobs may then run a few
+	 * milliseconds later.
+	 * @return whether Redis answered the scripts' load and the empty claims
 	 */
-	public void warmUp(String topic) {
+	public boolean warmUp(String topic) {
 		Job.checkTopic(topic);
+		boolean answered = true;
 		try {
 			this.operations.loadScripts();
 			for (BucketKeys bucket : this.keys.buckets(topic)) {
@@ -989,6 +991,7 @@ public class DelayQueue implements AutoCloseable {
 		catch (DataAccessException ex) {
 			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,
 					ex.getMessage());
+			answered = false;
 		}
 		try {
 			this.schedules.restore(topic);
@@ -997,6 +1000,7 @@ public class DelayQueue implements AutoCloseable {
 			logger.warn("Could not look after the recurring schedules of topic \"{}\" (making them again with "
 					+ "schedule(...) does): {}", topic, ex.getMessage());
 		}
+		return answered;
 	}
 
 	/**
@@ -1013,15 +1017,19 @@ public class DelayQueue implements AutoCloseable {
 	 * Has this instance's pollers of the topic claim its due jobs at once for their {@link #addDueJobClaimer
 	 * claimers}, as they do whenever a job falls due: listener containers call it once their claimers are in
 	 * place, so that the code of that path is loaded and linked before the first job falls due, and jobs already
-	 * due are claimed at once. Best effort, as {@link #warmUp(String)} is.
+	 * due are claimed at once. Best effort, whatever goes wrong: it logs why and returns (a container whose
+	 * start is under way must not fail halfway for it), and the first jobs may then run a few milliseconds later.
+	 * Worth calling only after a {@link #warmUp(String)} that Redis answered: its claim waits for the reply
+	 * through an interrupt, for up to the command timeout.
 	 */
 	public void warmUpDueClaims(String topic) {
+		Job.checkTopic(topic);
 		try {
-			this.pollers.claimDueNow(Job.checkTopic(topic));
+			this.pollers.claimDueNow(topic);
 		}
-		catch (DataAccessException ex) {
+		catch (RuntimeException ex) {
 			logger.warn("Could not warm up the due claims of topic \"{}\" (its first jobs may run a few milliseconds "
-					+ "late): {}", topic, ex.getMessage());
+					+ "late): {}", topic, ex.toString());
 		}
 	}
 

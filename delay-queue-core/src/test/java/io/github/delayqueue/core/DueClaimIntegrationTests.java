@@ -130,6 +130,21 @@ class DueClaimIntegrationTests {
 		this.queue.stopPolling(TOPIC);
 	}
 
+	@Test
+	void aWarmUpThatFailsLeavesTheCallerGoingOn() {
+		this.queue.add(Job.builder(TOPIC).id("due").payload("{}").dueAt(Instant.now().minusSeconds(1)).build());
+		this.queue.startPolling(TOPIC);
+		this.queue.addDueJobClaimer(TOPIC, 0, (claim) -> {
+			throw new IllegalStateException("a claimer that fails");
+		});
+
+		this.queue.warmUpDueClaims(TOPIC);
+
+		this.queue.stopPolling(TOPIC);
+		assertThat(this.queue.find(TOPIC, "due")).isPresent();
+		this.queue.cancel(TOPIC, "due");
+	}
+
 	/**
 	 * Subscribes to the keyspace events of the topic's ready set (Redis publishes one for each command that
 	 * writes it) and returns the events seen.

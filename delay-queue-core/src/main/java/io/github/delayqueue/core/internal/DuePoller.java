@@ -117,7 +117,18 @@ final class DuePoller {
 	 * @throws org.springframework.dao.DataAccessException when Redis does not answer
 	 */
 	void claimDueNow() {
+		synchronized (this) {
+			if (this.stopped) {
+				return;
+			}
+			// announced before the claim: a run under way, which may read the lease deadlines before this claim
+			// takes its leases, then keeps the earlier deadline the claim sets
+			this.leaseAnnouncements++;
+		}
 		claimOrPromote();
+		synchronized (this) {
+			requestRunBy(this.expireAtNanos);
+		}
 	}
 
 	/**

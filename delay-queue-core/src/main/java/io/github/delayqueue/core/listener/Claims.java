@@ -27,7 +27,6 @@ final class Claims {
 	/** Linked as the class loads rather than as the first job is booked (a few milliseconds in a cold JVM). */
 	private static final LongBinaryOperator LATER = Math::max;
 
-
 	private static final Logger logger = LoggerFactory.getLogger(Claims.class);
 
 	/** Tells a worker taking from {@link #waiting} that the container stops. */

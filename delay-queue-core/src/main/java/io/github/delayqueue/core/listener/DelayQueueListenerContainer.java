@@ -152,7 +152,7 @@ public class DelayQueueListenerContainer {
 		if (this.options.rateLimit() != null) {
 			this.queue.setRateLimit(this.topic, this.options.rateLimit());
 		}
-		this.queue.warmUp(this.topic);
+		boolean warm = this.queue.warmUp(this.topic);
 		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
 		int capacity = concurrency + this.options.prefetch();
@@ -194,7 +194,9 @@ public class DelayQueueListenerContainer {
 		for (BucketFetcher fetcher : this.fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
-		this.queue.warmUpDueClaims(this.topic);
+		if (warm) {
+			this.queue.warmUpDueClaims(this.topic);
+		}
 		this.running = true;
 		// a pause is the topic's, in Redis, for every instance: each heartbeat reads it
 		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,

@@ -40,6 +40,13 @@ local function written_by(entry, token)
   return entry_token == token
 end
 
+-- every policy line is read before the first write: a script stopped by an error halfway keeps what it wrote
+for first = 3, #ARGV, 8 do
+  if not policy_meta(ARGV[first + 4], 'D', 0) then
+    return redis.error_reply('ERR unreadable policy line of job ' .. ARGV[first] .. ': ' .. ARGV[first + 4])
+  end
+end
+
 for first = 3, #ARGV, 8 do
   local id = ARGV[first]
   local due

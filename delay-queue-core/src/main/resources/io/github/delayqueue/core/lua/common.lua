@@ -1,4 +1,4 @@
--- Shared by every script (prepended at load time by DelayQueueScripts).
+-- Shared by every script: DelayQueueScripts puts the declarations each script uses before it (CommonPrelude).
 --
 -- A job lives in the pool, two hash fields of its bucket:
 --   `payloads[id]` := policy:addToken|payload, or policy:addToken:headersLength|headers payload for a job with

@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -12,14 +13,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class CommonPreludeUnitTests {
 
-	private final CommonPrelude common = new CommonPrelude(DelayQueueScripts.read("common"));
+	private static final String COMMON = DelayQueueScripts.read("common");
+
+	private final CommonPrelude common = new CommonPrelude(COMMON);
+
+	/**
+	 * The cut relies on common.lua's shape: every top-level statement starts in the first column with
+	 * {@code local} or {@code if}, and nothing else does but {@code end}, comments and blank lines. A new form
+	 * ({@code function f()}, {@code do}, a block comment) must fail here rather than ride along with the
+	 * declaration above it.
+	 */
+	@Test
+	void commonHasTheShapeTheCutReliesOn() {
+		for (String line : COMMON.split("\n")) {
+			if (!line.isEmpty() && !Character.isWhitespace(line.charAt(0))) {
+				assertThat(line).as("a top-level line of common.lua")
+					.matches("^(local\\b|if\\b|end\\b|}|--).*")
+					.doesNotStartWith("--[");
+			}
+		}
+	}
 
 	@Test
-	void cutsCommonIntoItsDeclarations() {
-		List<List<String>> names = this.common.declaredNames();
-		assertThat(names.get(0)).as("the Redis 6.2 replication switch declares nothing").isEmpty();
-		assertThat(names).contains(List.of("clock_us"), List.of("now_ms"), List.of("meta_decode"),
-				List.of("meta_encode"), List.of("EXACT"), List.of("earliest"), List.of("whole_job"));
+	void cutsCommonIntoItsDeclarationsAndNothingElse() {
+		Pattern declaration = Pattern.compile("(?m)^local (?:function ([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_, ]*?)\\s*=)");
+		List<String> declared = new ArrayList<>();
+		Matcher matcher = declaration.matcher(COMMON);
+		while (matcher.find()) {
+			String names = (matcher.group(1) != null) ? matcher.group(1) : matcher.group(2);
+			for (String name : names.split(",")) {
+				declared.add(name.strip());
+			}
+		}
+		assertThat(this.common.declaredNames().stream().flatMap(List::stream).toList())
+			.containsExactlyElementsOf(declared);
+		assertThat(declared).contains("clock_us", "now_ms", "meta_decode", "meta_encode", "EXACT", "whole_job");
+		assertThat(this.common.preludeFor("").strip()).as("what a script that uses nothing carries")
+			.contains("redis.replicate_commands()")
+			.doesNotContain("local ");
 	}
 
 	@Test
@@ -55,10 +86,10 @@ class CommonPreludeUnitTests {
 	@Test
 	void aSmallScriptCarriesLittle() {
 		DelayQueueScripts scripts = new DelayQueueScripts();
-		assertThat(scripts.finish.getScriptAsString()).contains("local function meta_decode(")
+		assertThat(scripts.finish.getScriptAsString()).contains("local function meta_decode(",
+				"local function lease_token(")
 			.doesNotContain("local function decimal(", "local function whole_job(", "local function now_ms(");
-		assertThat(scripts.finish.getScriptAsString().length())
-			.isLessThan(DelayQueueScripts.read("common").length());
+		assertThat(scripts.finish.getScriptAsString().length()).isLessThan(COMMON.length());
 	}
 
 }
