@@ -40,11 +40,15 @@ local function written_by(entry, token)
   return entry_token == token
 end
 
--- every policy line is read before the first write: a script stopped by an error halfway keeps what it wrote
+-- each job's policy number first, before any job is written: a line a job's meta will be read from (its policy
+-- gets no number) must be readable, and a script stopped by an error halfway would keep what it wrote
+local numbers = {}
 for first = 3, #ARGV, 8 do
-  if not policy_meta(ARGV[first + 4], 'D', 0) then
+  local number = policy_number(policies, ARGV[first + 4], known_policies)
+  if number == '' and not policy_meta(ARGV[first + 4], 'D', 0) then
     return redis.error_reply('ERR unreadable policy line of job ' .. ARGV[first] .. ': ' .. ARGV[first + 4])
   end
+  numbers[first] = number
 end
 
 for first = 3, #ARGV, 8 do
@@ -60,7 +64,7 @@ for first = 3, #ARGV, 8 do
     state = 'R'
   end
   local policy = ARGV[first + 4]
-  local number = policy_number(policies, policy, known_policies)
+  local number = numbers[first]
   local token = ARGV[first + 6]
   local entry = entry_join(number, token, ARGV[first + 7], ARGV[first + 1])
 
