@@ -1,6 +1,7 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -123,6 +124,37 @@ class CorruptDataIntegrationTests {
 			.isThrownBy(() -> this.queue.find(TOPIC, "no-policy-number"))
 			.withMessageContaining("\"no-policy-number\"")
 			.withMessageContaining("without meta or a known policy number: {}");
+	}
+
+	@Test
+	void aLeaseIsCheckedByItsStateAndTokenOnly() {
+		this.queue.add(Job.builder(TOPIC).id("held").payload("{}").build());
+		this.queue.add(Job.builder(TOPIC).id("other").payload("{}").build());
+		List<ReservedJob> claimed = this.queue.claim(TOPIC, 0, 2, JobPolicy.AS_ADDED).jobs();
+		assertThat(claimed).hasSize(2);
+		ReservedJob held = claimed.stream().filter((job) -> job.id().equals("held")).findFirst().orElseThrow();
+		ReservedJob other = claimed.stream().filter((job) -> job.id().equals("other")).findFirst().orElseThrow();
+		// damage each meta after its lease token: the back-off fields and the error
+		for (ReservedJob job : claimed) {
+			String meta = (String) this.redis.opsForHash().get(this.bucket.jobs(), job.id());
+			int afterToken = 0;
+			for (int field = 0; field < 6; field++) { // state|attempts|max|ttr|due|token|
+				afterToken = meta.indexOf('|', afterToken) + 1;
+			}
+			assertThat(meta.substring(0, afterToken)).endsWith("|" + job.leaseToken() + "|");
+			this.redis.opsForHash().put(this.bucket.jobs(), job.id(), meta.substring(0, afterToken) + "garbled");
+		}
+
+		assertThat(this.queue.finish(held)).as("finished by the holder of its lease").isTrue();
+		assertThat(this.redis.opsForHash().hasKey(this.bucket.jobs(), "held")).isFalse();
+		assertThat(this.redis.opsForHash().hasKey(this.bucket.payloads(), "held")).isFalse();
+		assertThat(this.redis.opsForZSet().score(this.bucket.reserved(), "held")).isNull();
+		ReservedJob stale = new ReservedJob(TOPIC, other.id(), other.payload(), other.attempt(), other.maxAttempts(),
+				other.dueAt(), other.leaseDeadline(), other.ttr(), other.leaseToken() + "0", other.claimedAt(), 0,
+				other.headers());
+		assertThat(this.queue.finish(stale)).as("refused to another token").isFalse();
+		assertThat(this.redis.opsForHash().hasKey(this.bucket.jobs(), "other")).isTrue();
+		this.queue.cancel(TOPIC, "other");
 	}
 
 	private long scriptCalls() {
