@@ -251,8 +251,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	}
 
 	/**
-	 * Makes a claim in room already taken, books every job it leased, and gives back the room it did not fill
-	 * (all of it when the claim fails).
+	 * Makes a claim in room already taken, books every job it leased, and then gives back the room it did not
+	 * fill (all of it when the claim fails). Booked first: another claimer taking that room must not book the
+	 * jobs it claims after these (a recurring schedule's next occurrence, the next job falling due) before them.
 	 */
 	private void claimIn(int room, Claim claim) {
 		List<ReservedJob> jobs;
@@ -263,9 +264,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			this.claims.giveBackRoom(room);
 			throw ex;
 		}
-		this.claims.giveBackRoom(room - jobs.size());
-		for (ReservedJob job : jobs) {
-			this.claims.admit(job, this.bucket);
+		try {
+			for (ReservedJob job : jobs) {
+				this.claims.admit(job, this.bucket);
+			}
+		}
+		finally {
+			this.claims.giveBackRoom(room - jobs.size());
 		}
 	}
 

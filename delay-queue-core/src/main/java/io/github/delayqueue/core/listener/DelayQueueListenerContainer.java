@@ -190,13 +190,14 @@ public class DelayQueueListenerContainer {
 			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
 					mostPerClaim))
 			.toList();
-		this.fetchers.forEach(BucketFetcher::start);
 		for (BucketFetcher fetcher : this.fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
 		if (warm) {
+			// before the fetchers' own first claims, not beside them: jobs due at the start are booked in due order
 			this.queue.warmUpDueClaims(this.topic);
 		}
+		this.fetchers.forEach(BucketFetcher::start);
 		this.running = true;
 		// a pause is the topic's, in Redis, for every instance: each heartbeat reads it
 		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,
