@@ -535,11 +535,10 @@ public class DelayQueue implements AutoCloseable {
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
 		ClaimResult result = this.operations.claim(bucket, max, policy);
 		CorruptEntries.logMovedAside(bucket, result.corrupt());
-		result.jobs()
-			.stream()
-			.mapToLong((job) -> Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis())
-			.min()
-			.ifPresent((untilExpiry) -> this.pollers.leaseTaken(bucket.topic(), bucket.index(), untilExpiry + 1));
+		long shortestLeaseMillis = result.shortestLeaseMillis();
+		if (shortestLeaseMillis >= 0) {
+			this.pollers.leaseTaken(bucket.topic(), bucket.index(), shortestLeaseMillis + 1);
+		}
 		return result;
 	}
 
@@ -983,10 +982,11 @@ public class DelayQueue implements AutoCloseable {
 		boolean answered = true;
 		try {
 			this.operations.loadScripts();
-			for (BucketKeys bucket : this.keys.buckets(topic)) {
+			List<BucketKeys> buckets = this.keys.buckets(topic);
+			for (BucketKeys bucket : buckets) {
 				this.operations.claim(bucket, 0, JobPolicy.AS_ADDED);
 			}
-			this.operations.warmUpClaimReading(this.keys.buckets(topic).get(0));
+			this.operations.warmUpClaimReading(buckets.get(0));
 		}
 		catch (DataAccessException ex) {
 			logger.warn("Could not warm up topic \"{}\" (its first jobs may run a few milliseconds late): {}", topic,

@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.internal;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.delayqueue.core.ReservedJob;
@@ -28,6 +29,21 @@ public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long rea
 	 */
 	public boolean heldBack() {
 		return this.paused || this.rateLimitWaitMillis > 0;
+	}
+
+	/**
+	 * Returns the shortest lease the claim took, in milliseconds, or -1 when it took none: the poller looks for
+	 * expired leases no later than that.
+	 */
+	public long shortestLeaseMillis() {
+		long shortest = -1;
+		for (ReservedJob job : this.jobs) {
+			long lease = Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis();
+			if (shortest < 0 || lease < shortest) {
+				shortest = lease;
+			}
+		}
+		return shortest;
 	}
 
 }

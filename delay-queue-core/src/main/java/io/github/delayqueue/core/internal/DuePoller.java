@@ -6,7 +6,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.delayqueue.core.ReservedJob;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -272,13 +271,7 @@ final class DuePoller {
 	 * {@link #leaseRunsOutIn} does for a claim made elsewhere (which would ask for another run).
 	 */
 	private void leasesTaken(ClaimResult claimed) {
-		long shortestLeaseMillis = -1;
-		for (ReservedJob job : claimed.jobs()) {
-			long leaseMillis = Duration.between(job.claimedAt(), job.leaseDeadline()).toMillis();
-			if (shortestLeaseMillis < 0 || leaseMillis < shortestLeaseMillis) {
-				shortestLeaseMillis = leaseMillis;
-			}
-		}
+		long shortestLeaseMillis = claimed.shortestLeaseMillis();
 		if (shortestLeaseMillis >= 0) {
 			long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(shortestLeaseMillis + 1);
 			synchronized (this) {
