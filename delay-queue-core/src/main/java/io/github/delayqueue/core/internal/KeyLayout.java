@@ -2,7 +2,10 @@ package io.github.delayqueue.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToIntFunction;
 import java.util.zip.CRC32;
 
@@ -12,9 +15,22 @@ import java.util.zip.CRC32;
  */
 public final class KeyLayout {
 
+	/**
+	 * Most topics whose bucket keys are kept once built: an application with topics made up at run time builds
+	 * the keys of the others on each call, as every call did before keys were kept.
+	 */
+	static final int MOST_TOPICS_KEPT = 1024;
+
 	private final String prefix;
 
 	private final ToIntFunction<String> bucketsOf;
+
+	/**
+	 * Each topic's bucket keys built so far, by bucket index: every add and finish of a job needs its bucket's
+	 * keys, and building them takes a dozen string concatenations (and, as map keys, as many string hashes).
+	 * An array is replaced, never written, once published.
+	 */
+	private final Map<String, BucketKeys[]> builtBuckets = new ConcurrentHashMap<>();
 
 	public KeyLayout(String prefix, ToIntFunction<String> bucketsOf) {
 		this.prefix = prefix;
@@ -55,6 +71,23 @@ public final class KeyLayout {
 	}
 
 	public BucketKeys bucket(String topic, int index) {
+		BucketKeys[] built = this.builtBuckets.get(topic);
+		if (built != null && index < built.length && built[index] != null) {
+			return built[index];
+		}
+		BucketKeys bucket = newBucket(topic, index);
+		if (built != null || this.builtBuckets.size() < MOST_TOPICS_KEPT) {
+			this.builtBuckets.compute(topic, (name, kept) -> {
+				BucketKeys[] grown = (kept == null) ? new BucketKeys[index + 1]
+						: Arrays.copyOf(kept, Math.max(kept.length, index + 1));
+				grown[index] = bucket;
+				return grown;
+			});
+		}
+		return bucket;
+	}
+
+	private BucketKeys newBucket(String topic, int index) {
 		String base = this.prefix + ":{" + topic + ":" + index + "}:";
 		return new BucketKeys(topic, index, base + "jobs", base + "payloads", base + "delayed", base + "ready",
 				base + "reserved", base + "dead", base + "signal", base + "lease-tokens", base + "policies",
