@@ -31,6 +31,7 @@ import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
 import io.github.delayqueue.core.internal.HeaderBlocks;
 import io.github.delayqueue.core.internal.DuePollers;
+import io.github.delayqueue.core.internal.FinishAndClaimResult;
 import io.github.delayqueue.core.internal.HeartbeatLines;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
@@ -516,6 +517,40 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
+	 * Finishes completed jobs of one bucket of the topic, as {@link #finishAll} does, and then claims up to
+	 * {@code max} of its jobs, as {@link #claim(String, int, int, JobPolicy)} does, in one script call: a
+	 * consumer with a backlog pays one call for the jobs it completed and the next ones. The claim takes at most
+	 * {@link DelayQueueOptions#batchSize()} jobs.
+	 * @param finishing at most {@value #SCRIPT_BATCH_SIZE} jobs, all of that bucket of the topic
+	 * @throws IllegalArgumentException when a job of {@code finishing} is of another topic or bucket, or there
+	 * are more than {@value #SCRIPT_BATCH_SIZE}
+	 */
+	public FinishedAndClaimed finishAndClaim(String topic, int bucket, List<ReservedJob> finishing, int max,
+			JobPolicy policy) {
+		BucketKeys keys = bucketAt(topic, bucket);
+		if (finishing.size() > SCRIPT_BATCH_SIZE) {
+			throw new IllegalArgumentException("At most " + SCRIPT_BATCH_SIZE + " jobs are finished with a claim, not "
+					+ finishing.size());
+		}
+		for (ReservedJob job : finishing) {
+			if (!bucketOf(job.topic(), job.id()).equals(keys)) {
+				throw new IllegalArgumentException("Job \"" + job.id() + "\" of topic \"" + job.topic()
+						+ "\" is not in bucket " + bucket + " of topic \"" + topic + "\"");
+			}
+		}
+		FinishAndClaimResult result = this.operations.finishAndClaim(keys, finishing,
+				Math.min(max, this.options.batchSize()), policy);
+		ClaimResult claimed = result.claimed();
+		claimTaken(keys, claimed);
+		List<Boolean> finished = new ArrayList<>(finishing.size());
+		for (long code : result.finishCodes()) {
+			finished.add(code > 0);
+		}
+		return new FinishedAndClaimed(finished, new ClaimBatch(claimed.jobs(), claimed.readyLeft(), claimed.paused(),
+				Duration.ofMillis(claimed.rateLimitWaitMillis())));
+	}
+
+	/**
 	 * Claims up to {@code max} jobs of one bucket, in batches; the result's corrupt ids are already logged.
 	 */
 	private ClaimResult claim(BucketKeys bucket, int max, JobPolicy policy) {
@@ -534,12 +569,20 @@ public class DelayQueue implements AutoCloseable {
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
 		ClaimResult result = this.operations.claim(bucket, max, policy);
-		CorruptEntries.logMovedAside(bucket, result.corrupt());
-		long shortestLeaseMillis = result.shortestLeaseMillis();
+		claimTaken(bucket, result);
+		return result;
+	}
+
+	/**
+	 * Logs the corrupt entries a claim moved aside, and has the bucket's poller look for expired leases no
+	 * later than the shortest one it took.
+	 */
+	private void claimTaken(BucketKeys bucket, ClaimResult claimed) {
+		CorruptEntries.logMovedAside(bucket, claimed.corrupt());
+		long shortestLeaseMillis = claimed.shortestLeaseMillis();
 		if (shortestLeaseMillis >= 0) {
 			this.pollers.leaseTaken(bucket.topic(), bucket.index(), shortestLeaseMillis + 1);
 		}
-		return result;
 	}
 
 	/**

@@ -153,7 +153,17 @@ public final class BucketOperations {
 	 * Claims up to {@code max} ready jobs of the bucket, stamping the consumer's policy on each.
 	 */
 	public ClaimResult claim(BucketKeys keys, int max, JobPolicy policy) {
-		return claim(keys, max, policy, false);
+		return claim(keys, max, policy, false, List.of()).claimed();
+	}
+
+	/**
+	 * Finishes jobs of the bucket as {@link #finish(BucketKeys, List)} does, then claims as
+	 * {@link #claim(BucketKeys, int, JobPolicy)} does, in one script call: a consumer with a backlog pays one
+	 * call for the jobs it completed and the next ones.
+	 */
+	public FinishAndClaimResult finishAndClaim(BucketKeys keys, List<ReservedJob> finishing, int max,
+			JobPolicy policy) {
+		return claim(keys, max, policy, false, finishing);
 	}
 
 	/**
@@ -163,22 +173,31 @@ public final class BucketOperations {
 	 * ever handed back, so an interrupted wait would leave them leased until their TTR.
 	 */
 	public ClaimResult claimDue(BucketKeys keys, int max, JobPolicy policy) {
-		return claim(keys, max, policy, true);
+		return claim(keys, max, policy, true, List.of()).claimed();
 	}
 
-	private ClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean due) {
+	private FinishAndClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean due,
+			List<ReservedJob> finishing) {
 		BackOff backOff = policy.backOff();
 		this.versionCheck.check();
 		RedisScript<List> script = this.scripts.claim;
 		List<String> scriptKeys = List.of(keys.jobs(), keys.payloads(), keys.ready(), keys.reserved(), keys.dead(),
 				keys.signal(), keys.leaseTokens(), keys.policies(), keys.delayed(), keys.control(), keys.schedules());
-		Object[] args = { Integer.toString(max), (policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "",
-				(policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "",
-				(backOff != null) ? Long.toString(backOff.initial().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.multiplier()) : "",
-				(backOff != null) ? Long.toString(backOff.max().toMillis()) : "",
-				(backOff != null) ? decimal(backOff.jitter()) : "", due ? "1" : "", keys.wakeChannel(),
-				Integer.toString(keys.index()) };
+		Object[] args = new Object[10 + 2 * finishing.size()];
+		args[0] = Integer.toString(max);
+		args[1] = (policy.ttr() != null) ? Long.toString(policy.ttr().toMillis()) : "";
+		args[2] = (policy.maxAttempts() != null) ? Integer.toString(policy.maxAttempts()) : "";
+		args[3] = (backOff != null) ? Long.toString(backOff.initial().toMillis()) : "";
+		args[4] = (backOff != null) ? decimal(backOff.multiplier()) : "";
+		args[5] = (backOff != null) ? Long.toString(backOff.max().toMillis()) : "";
+		args[6] = (backOff != null) ? decimal(backOff.jitter()) : "";
+		args[7] = due ? "1" : "";
+		args[8] = keys.wakeChannel();
+		args[9] = Integer.toString(keys.index());
+		for (int i = 0; i < finishing.size(); i++) {
+			args[10 + 2 * i] = finishing.get(i).id();
+			args[11 + 2 * i] = finishing.get(i).leaseToken();
+		}
 		List reply = (List) (due ? this.runner.callUninterruptibly(script, scriptKeys, args)
 				: this.runner.call(script, scriptKeys, args));
 		long arrivedNanos = System.nanoTime();
@@ -191,8 +210,10 @@ public final class BucketOperations {
 		if (!toRefill.isEmpty()) {
 			this.scheduleRefills.accept(keys, toRefill);
 		}
-		return new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(0)),
-				RedisReplies.asLong(reply.get(4)), heldBack == PAUSED, Math.max(0, heldBack), toRefill);
+		ClaimResult claimed = new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)),
+				RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(4)), heldBack == PAUSED,
+				Math.max(0, heldBack), toRefill);
+		return new FinishAndClaimResult(codes((List) reply.get(7)), claimed);
 	}
 
 	private static List<ReservedJob> claimedJobs(BucketKeys keys, List<?> items, Instant now, long arrivedNanos) {
@@ -279,12 +300,7 @@ public final class BucketOperations {
 			args.add(job.id());
 			args.add(job.leaseToken());
 		}
-		List reply = run(this.scripts.finish, List.of(keys.jobs(), keys.payloads(), keys.reserved()), args.toArray());
-		List<Long> codes = new ArrayList<>(reply.size());
-		for (Object code : reply) {
-			codes.add(RedisReplies.asLong(code));
-		}
-		return codes;
+		return codes(run(this.scripts.finish, List.of(keys.jobs(), keys.payloads(), keys.reserved()), args.toArray()));
 	}
 
 	/**

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * timeout, and a claim blocked there would hold room the buckets on live nodes need.
  *
  * <p>The bucket's poller hands it jobs as they fall due ({@link #claimDue}): claimed on the poller's thread,
- * in room taken without waiting, and booked as the fetcher's own claims, straight from the delayed set.
+ * in room taken without waiting, and booked as the fetcher's own claims, straight from the delayed set. While
+ * the bucket has a backlog, the {@link JobCompleter} claims through it too, in the places of the claims it
+ * ends, with the same call that finishes their jobs ({@link #claimInPlacesOf}).
  *
  * <p>Its thread is not a daemon: like a Kafka consumer, a running container keeps an application without
  * a web server alive.
@@ -66,6 +68,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * claims either.
 	 */
 	private volatile boolean failing;
+
+	/**
+	 * Whether the bucket had jobs left to claim at the last claim made here: the completer then finishes jobs
+	 * and claims the next ones in one call ({@link #claimInPlacesOf}).
+	 */
+	private volatile boolean backlog;
 
 	/** Room taken as a signal was taken, for the claim that signal calls for; 0 when none. */
 	private int roomForSignal;
@@ -226,8 +234,46 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			return batch[0].jobs();
 		});
 		this.rateLimitWaitMillis = batch[0].rateLimitWait().toMillis();
-		return !batch[0].jobs().isEmpty() && batch[0].readyLeft() > 0 && !batch[0].paused()
-				&& this.rateLimitWaitMillis == 0;
+		this.backlog = moreReady(batch[0]);
+		return this.backlog;
+	}
+
+	/**
+	 * Whether a claim left ready jobs to claim at once: it took some, left more, and the topic's controls did
+	 * not hold it back.
+	 */
+	private static boolean moreReady(ClaimBatch batch) {
+		return !batch.jobs().isEmpty() && batch.readyLeft() > 0 && !batch.paused() && batch.rateLimitWait().isZero();
+	}
+
+	/**
+	 * Claims in the places of claims the completer ends, while the bucket has a backlog: {@code finishAndClaim}
+	 * finishes their jobs and claims the next ones in one call, ending those claims with their places passed on
+	 * ({@link Claims#endPassingPlace}); the jobs it claims are booked in those places, and the places left over
+	 * given back. Held like a due claim, so that a stop waits for it.
+	 * @return {@code false}, without calling {@code finishAndClaim}, when the bucket had no jobs left at its last
+	 * claim, or the fetcher stops or fails: the completer then finishes on its own, giving the places back
+	 */
+	boolean claimInPlacesOf(int places, FinishAndClaim finishAndClaim) {
+		if (!this.backlog) {
+			return false;
+		}
+		this.dueClaim.lock();
+		try {
+			if (!this.running || this.failing) {
+				return false;
+			}
+			ClaimBatch[] batch = new ClaimBatch[1];
+			claimIn(places, (max, policy) -> {
+				batch[0] = finishAndClaim.call(max, policy);
+				return batch[0].jobs();
+			});
+			this.backlog = moreReady(batch[0]);
+			return true;
+		}
+		finally {
+			this.dueClaim.unlock();
+		}
 	}
 
 	/**
@@ -293,6 +339,18 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	private void pause(long millis) throws InterruptedException {
 		this.stopped.await(millis, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * The call a completer makes in {@link #claimInPlacesOf}: finishes its completed jobs and claims up to
+	 * {@code max} more, stamping {@code policy} on them, and ends the completed jobs' claims with their places
+	 * passed on, whatever the call's outcome (a failed call claims nothing).
+	 */
+	@FunctionalInterface
+	interface FinishAndClaim {
+
+		ClaimBatch call(int max, JobPolicy policy);
+
 	}
 
 	static int mostPerClaim(int capacity, int buckets) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The book of one container's claims while it runs: the room they take, the claims waiting for a worker,
  * every claim held, and how each ended. Ending a claim ({@link #end}) is the one place a claim's room is
- * given back, so a place is returned exactly once, by the claim's owner.
+ * given back, so a place is returned exactly once, by the claim's owner, or passed by it to a claim made in the
+ * same call as its end ({@link #endPassingPlace}).
  */
 final class Claims {
 
@@ -192,12 +193,28 @@ final class Claims {
 	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
 	 */
 	void end(Claim claim, ClaimOutcome outcome) {
+		end(claim, outcome, true);
+	}
+
+	/**
+	 * Ends an owned claim whose place passes to a claim made in the same call rather than back to the room:
+	 * the fetcher making that claim ({@link BucketFetcher#claimInPlacesOf}) gives back the places it does not
+	 * fill.
+	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
+	 */
+	void endPassingPlace(Claim claim, ClaimOutcome outcome) {
+		end(claim, outcome, false);
+	}
+
+	private void end(Claim claim, ClaimOutcome outcome, boolean givePlaceBack) {
 		if (!claim.end()) {
 			throw new IllegalStateException("The " + claim + " of topic \"" + this.topic + "\" ended twice");
 		}
 		this.ended.get(outcome).incrementAndGet();
 		this.held.remove(claim);
-		this.room.giveBack(1);
+		if (givePlaceBack) {
+			this.room.giveBack(1);
+		}
 		if (this.held.isEmpty()) {
 			synchronized (this) {
 				notifyAll();

@@ -158,7 +158,14 @@ public class DelayQueueListenerContainer {
 		int capacity = concurrency + this.options.prefetch();
 		Claims claims = new Claims(this.queue, this.topic, capacity, this.claimed, this.ended);
 		this.claims = claims;
-		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets);
+		int mostPerClaim = BucketFetcher.mostPerClaim(capacity, buckets);
+		// made before they start, as the completer claims through them (a fetcher opens its connection as it runs)
+		List<BucketFetcher> fetchers = IntStream.range(0, buckets)
+			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
+					mostPerClaim))
+			.toList();
+		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets,
+				fetchers::get);
 		this.workersEnded = new CountDownLatch(concurrency);
 		Executor executor = this.options.workerExecutor();
 		if (executor == null) {
@@ -185,11 +192,7 @@ public class DelayQueueListenerContainer {
 					+ concurrency + " workers at once; give the container an executor that can, such as one of "
 					+ "virtual threads", ex);
 		}
-		int mostPerClaim = BucketFetcher.mostPerClaim(capacity, buckets);
-		this.fetchers = IntStream.range(0, buckets)
-			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
-					mostPerClaim))
-			.toList();
+		this.fetchers = fetchers;
 		for (BucketFetcher fetcher : this.fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}

@@ -8,9 +8,13 @@ import java.util.Queue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
+import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.FinishedAndClaimed;
 import io.github.delayqueue.core.JobObserver;
+import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
@@ -27,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * that is gone blocks for the command timeout, and the claims of buckets on other nodes must not wait
  * behind it (they hold their room until they end). So at most one call per bucket is under way, and the
  * pool holds at most one thread per bucket, only while that bucket has claims to finish.
+ *
+ * <p>While a bucket has a backlog (its last claim left jobs to claim), a lane finishes its batch and claims the
+ * next jobs in the same call, through the bucket's fetcher ({@link BucketFetcher#claimInPlacesOf}): the
+ * places of the claims it ends pass to the jobs it claims, so a busy container pays one call, not two, for
+ * the jobs it completed and those it runs next.
  */
 final class JobCompleter {
 
@@ -46,6 +55,9 @@ final class JobCompleter {
 
 	private final Claims claims;
 
+	/** The fetcher of each bucket, to claim through as a lane finishes; asked only once a claim was booked. */
+	private final IntFunction<BucketFetcher> fetchers;
+
 	private final Lane[] lanes;
 
 	private final ExecutorService pool;
@@ -55,14 +67,16 @@ final class JobCompleter {
 
 	private boolean accepting = true;
 
-	JobCompleter(DelayQueue queue, String topic, JobObserver observer, Claims claims, int buckets) {
+	JobCompleter(DelayQueue queue, String topic, JobObserver observer, Claims claims, int buckets,
+			IntFunction<BucketFetcher> fetchers) {
 		this.queue = queue;
 		this.topic = topic;
 		this.observer = observer;
 		this.claims = claims;
+		this.fetchers = fetchers;
 		this.lanes = new Lane[buckets];
 		for (int i = 0; i < buckets; i++) {
-			this.lanes[i] = new Lane();
+			this.lanes[i] = new Lane(i);
 		}
 		this.pool = Executors.newCachedThreadPool(Threads.named("delay-queue-" + topic + "-complete-", true));
 	}
@@ -115,17 +129,67 @@ final class JobCompleter {
 		}
 	}
 
+	/**
+	 * Finishes a lane's batch, claiming the bucket's next jobs in the same call while the bucket has a backlog.
+	 */
+	private void finishAndClaim(List<HandedOver> batch, int bucket) {
+		boolean claimed = this.fetchers.apply(bucket)
+			.claimInPlacesOf(batch.size(), (max, policy) -> finishAndClaim(batch, bucket, max, policy));
+		if (!claimed) {
+			finish(batch);
+		}
+	}
+
+	/**
+	 * Finishes the batch's jobs and claims up to {@code max} jobs of the bucket in one call, and ends the batch's
+	 * claims with their places passed on to the jobs claimed.
+	 */
+	private ClaimBatch finishAndClaim(List<HandedOver> batch, int bucket, int max, JobPolicy policy) {
+		FinishedAndClaimed done;
+		try {
+			done = this.queue.finishAndClaim(this.topic, bucket, jobsOf(batch), max, policy);
+		}
+		catch (RuntimeException ex) {
+			couldNotFinish(batch, ex, false);
+			return new ClaimBatch(List.of(), 0);
+		}
+		ended(batch, done.finished(), false);
+		return done.claimed();
+	}
+
 	private void finish(List<HandedOver> batch) {
 		List<Boolean> finished;
 		try {
-			finished = this.queue.finishAll(batch.stream().map((handed) -> handed.claim().job()).toList());
+			finished = this.queue.finishAll(jobsOf(batch));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
-					batch.size(), this.topic, ex);
-			batch.forEach((handed) -> this.claims.end(handed.claim(), ClaimOutcome.UNSETTLED));
+			couldNotFinish(batch, ex, true);
 			return;
 		}
+		ended(batch, finished, true);
+	}
+
+	private static List<ReservedJob> jobsOf(List<HandedOver> batch) {
+		List<ReservedJob> jobs = new ArrayList<>(batch.size());
+		for (HandedOver handed : batch) {
+			jobs.add(handed.claim().job());
+		}
+		return jobs;
+	}
+
+	private void couldNotFinish(List<HandedOver> batch, RuntimeException ex, boolean givePlacesBack) {
+		logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
+				batch.size(), this.topic, ex);
+		for (HandedOver handed : batch) {
+			end(handed.claim(), ClaimOutcome.UNSETTLED, givePlacesBack);
+		}
+	}
+
+	/**
+	 * Ends the batch's claims as their finish went, giving their places back or passing them on to the jobs
+	 * claimed in the same call.
+	 */
+	private void ended(List<HandedOver> batch, List<Boolean> finished, boolean givePlacesBack) {
 		for (int i = 0; i < batch.size(); i++) {
 			HandedOver handed = batch.get(i);
 			ReservedJob job = handed.claim().job();
@@ -134,13 +198,22 @@ final class JobCompleter {
 				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, or "
 						+ "it was cancelled or replaced), so another claim may run it", job.id(), this.topic, job.ttr());
 			}
-			this.claims.end(handed.claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST);
+			end(handed.claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, givePlacesBack);
 			try {
 				this.observer.completed(job, handed.handlerTime(), done);
 			}
 			catch (Throwable ex) {
 				logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex);
 			}
+		}
+	}
+
+	private void end(Claim claim, ClaimOutcome outcome, boolean givePlaceBack) {
+		if (givePlaceBack) {
+			this.claims.end(claim, outcome);
+		}
+		else {
+			this.claims.endPassingPlace(claim, outcome);
 		}
 	}
 
@@ -152,11 +225,17 @@ final class JobCompleter {
 	 */
 	private final class Lane implements Runnable {
 
+		private final int bucket;
+
 		/** Guarded by the completer. */
 		private final Queue<HandedOver> waiting = new ArrayDeque<>();
 
 		/** Guarded by the completer: whether a pool thread drains this lane. */
 		private boolean draining;
+
+		Lane(int bucket) {
+			this.bucket = bucket;
+		}
 
 		/**
 		 * Queues a claim; called holding the completer's lock.
@@ -183,7 +262,7 @@ final class JobCompleter {
 					}
 				}
 				try {
-					finish(batch);
+					finishAndClaim(batch, this.bucket);
 				}
 				catch (RuntimeException ex) {
 					// a bug in the ownership of claims; the lane goes on with the claims to come

@@ -13,11 +13,13 @@
 --         follow it ('' keeps what the job was added with)
 -- ARGV[8] '1' to have the reply say when the next delayed job falls due (a poller claiming as jobs fall due)
 -- KEYS[11] schedules (hash, schedule_record.lua)   ARGV[9] poller wake-up channel   ARGV[10] this bucket's index
+-- ARGV[11..] id, lease token, ...: jobs of this bucket the consumer completed, finished first as finish.lua
+--         does, so that a consumer with a backlog finishes and claims in one call
 --
 -- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked),
 --           held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused
 --           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked),
---           schedules to refill },
+--           schedules to refill, finish codes (one per job of ARGV[11..], as finish.lua returns them) },
 -- where jobs is a list of
 -- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '' }
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
@@ -31,6 +33,7 @@
 local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control, schedules =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 local most = tonumber(ARGV[1])
+local finished = finish_leased(jobs, payloads, reserved, 11)
 local now = now_ms()
 
 -- The topic's controls, one HMGET: paused claims nothing; a rate limit is a token bucket of `burst` tokens, one
@@ -201,4 +204,4 @@ local next_due = -1
 if ARGV[8] == '1' then
   next_due = earliest(delayed)
 end
-return { clock_us, claimed, corrupt, left, next_due, held, refill }
+return { clock_us, claimed, corrupt, left, next_due, held, refill, finished }

@@ -238,6 +238,44 @@ local function first_meta(policies_key, number, state, due, known)
   return line and policy_meta(line, state, due)
 end
 
+-- Finishes jobs their consumer completed, each only if that consumer still holds its lease: ARGV from `first`
+-- on holds id, lease token, id, lease token, ... The batch is read with one command and removed with one
+-- command per key. Returns one code per job: 1 finished, 0 no such job (or meta unreadable), -1 stale lease
+-- (the job was taken back or is held by another claim). A lease is checked by its meta's state and token
+-- only: a leased job whose meta cannot be read past its token is finished by the holder of that token.
+local function finish_leased(jobs_key, payloads_key, reserved_key, first)
+  local ids = {}
+  for i = first, #ARGV, 2 do
+    ids[#ids + 1] = ARGV[i]
+  end
+  if #ids == 0 then
+    return {}
+  end
+  local metas = redis.call('HMGET', jobs_key, unpack(ids))
+  local codes, done, seen = {}, {}, {}
+  for i, id in ipairs(ids) do
+    local code = 0
+    local token = lease_token(metas[i])
+    if token then
+      code = -1
+      if token == ARGV[first + 2 * i - 1] and not seen[id] then
+        code = 1
+        seen[id] = true
+        done[#done + 1] = id
+      end
+    elseif meta_decode(metas[i]) then
+      code = -1 -- in another state
+    end
+    codes[i] = code
+  end
+  if #done > 0 then
+    redis.call('ZREM', reserved_key, unpack(done))
+    redis.call('HDEL', jobs_key, unpack(done))
+    redis.call('HDEL', payloads_key, unpack(done))
+  end
+  return codes
+end
+
 -- The state of a job without meta: the index holding it, and its score there; nil when in neither.
 local function pending_state(delayed_key, ready_key, id)
   local due = redis.call('ZSCORE', delayed_key, id)

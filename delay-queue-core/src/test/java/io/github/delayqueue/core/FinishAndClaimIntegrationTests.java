@@ -1,0 +1,226 @@
+package io.github.delayqueue.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import io.github.delayqueue.core.internal.KeyLayout;
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A consumer with a backlog finishes the jobs it completed and claims the next ones in one script call
+ * ({@link DelayQueue#finishAndClaim}): the finish is the finish script's, lease check and all, and a listener
+ * container passes the places of the claims it ends to the jobs it claims, losing none and adding none.
+ */
+@RedisTest(dedicated = true)
+class FinishAndClaimIntegrationTests {
+
+	private static final String TOPIC = "refill";
+
+	private RedisServer server;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private StringRedisTemplate redis;
+
+	private String prefix;
+
+	private DelayQueue queue;
+
+	private DelayQueueListenerContainer container;
+
+	@BeforeEach
+	void connect(RedisServer server) {
+		this.server = server;
+		this.prefix = server.newKeyPrefix();
+		this.connectionFactory = TestRedis.connectionFactory(server);
+		this.redis = new StringRedisTemplate(this.connectionFactory);
+		this.queue = new DelayQueue(this.connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).buckets(2).build());
+	}
+
+	@AfterEach
+	void close() {
+		if (this.container != null) {
+			this.container.stop();
+		}
+		this.queue.close();
+		TestRedis.assertOneStateEach(this.redis, this.prefix);
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void finishesTheCompletedJobsAndClaimsTheNextOnesInOneScriptCall() {
+		addReady(bucketIds(0, 5));
+		List<ReservedJob> held = this.queue.claim(TOPIC, 0, 2, JobPolicy.AS_ADDED).jobs();
+		long callsBefore = TestRedis.scriptCalls(this.redis);
+
+		FinishedAndClaimed done = this.queue.finishAndClaim(TOPIC, 0, held, 2, JobPolicy.AS_ADDED);
+
+		assertThat(TestRedis.scriptCalls(this.redis) - callsBefore).isEqualTo(1);
+		assertThat(done.finished()).containsExactly(true, true);
+		assertThat(held).allSatisfy((job) -> assertThat(this.queue.find(TOPIC, job.id())).isEmpty());
+		assertThat(done.claimed().jobs()).hasSize(2)
+			.extracting(ReservedJob::id)
+			.doesNotContainAnyElementsOf(held.stream().map(ReservedJob::id).toList());
+		assertThat(done.claimed().readyLeft()).isEqualTo(1);
+		finishAll(done.claimed().jobs());
+		finishAll(this.queue.claim(TOPIC, 0, 5, JobPolicy.AS_ADDED).jobs());
+	}
+
+	@Test
+	void aJobWhoseLeaseWasLostIsNotFinishedAndTheClaimStillTakesPlace() {
+		addReady(bucketIds(0, 2));
+		ReservedJob held = this.queue.claim(TOPIC, 0, 1, JobPolicy.AS_ADDED).jobs().get(0);
+		ReservedJob stale = new ReservedJob(held.topic(), held.id(), held.payload(), held.attempt(), held.maxAttempts(),
+				held.dueAt(), held.leaseDeadline(), held.ttr(), held.leaseToken() + "0", held.claimedAt(),
+				held.claimedNanos());
+
+		FinishedAndClaimed done = this.queue.finishAndClaim(TOPIC, 0, List.of(stale), 1, JobPolicy.AS_ADDED);
+
+		assertThat(done.finished()).containsExactly(false);
+		assertThat(this.queue.find(TOPIC, held.id())).map(JobInfo::state).contains(JobState.RESERVED);
+		assertThat(done.claimed().jobs()).extracting(ReservedJob::id).doesNotContain(held.id()).hasSize(1);
+		finishAll(List.of(held, done.claimed().jobs().get(0)));
+	}
+
+	@Test
+	void aJobOfAnotherBucketOrTopicIsRefusedBeforeAnythingChanges() {
+		addReady(List.of(bucketIds(0, 1).get(0), bucketIds(1, 1).get(0)));
+		ReservedJob ofBucketOne = this.queue.claim(TOPIC, 1, 1, JobPolicy.AS_ADDED).jobs().get(0);
+		ReservedJob ofAnotherTopic = new ReservedJob("other", ofBucketOne.id(), "{}", 1, 1, ofBucketOne.dueAt(),
+				ofBucketOne.leaseDeadline(), ofBucketOne.ttr(), ofBucketOne.leaseToken(), ofBucketOne.claimedAt(),
+				ofBucketOne.claimedNanos());
+
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.finishAndClaim(TOPIC, 0, List.of(ofBucketOne), 1, JobPolicy.AS_ADDED))
+			.withMessageContaining(ofBucketOne.id())
+			.withMessageContaining("bucket 0");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.queue.finishAndClaim(TOPIC, 1, List.of(ofAnotherTopic), 1, JobPolicy.AS_ADDED))
+			.withMessageContaining("\"other\"");
+
+		assertThat(this.queue.find(TOPIC, ofBucketOne.id())).map(JobInfo::state).contains(JobState.RESERVED);
+		assertThat(this.queue.stats(TOPIC).ready()).isEqualTo(1);
+		finishAll(List.of(ofBucketOne));
+		finishAll(this.queue.claim(TOPIC, 0, 1, JobPolicy.AS_ADDED).jobs());
+	}
+
+	@Test
+	void aContainerWorkingOffABacklogFinishesAndClaimsInOneCallAndKeepsEveryPlace() throws Exception {
+		logEveryCommand();
+		int backlog = 400;
+		addReady(IntStream.range(0, backlog).mapToObj((i) -> "job-" + i).toList());
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch holding = new CountDownLatch(4);
+		CountDownLatch release = new CountDownLatch(1);
+		start(4, 4, (job) -> {
+			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			if (job.id().startsWith("hold-")) {
+				holding.countDown();
+				release.await();
+			}
+		});
+
+		await().atMost(Duration.ofSeconds(60)).until(() -> runs.size() == backlog);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().held() == 0);
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+		assertThat(this.container.claimCounts().finished()).isEqualTo(backlog);
+		assertThat(claimsCarryingFinishes()).as("claim calls that finished jobs too").isPositive();
+
+		// every place came back: all 4 workers run at once again
+		addReady(IntStream.range(0, 4).mapToObj((i) -> "hold-" + i).toList());
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		release.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().finished() == backlog + 4);
+	}
+
+	private void start(int concurrency, int prefetch, JobHandler handler) {
+		this.container = new DelayQueueListenerContainer(this.queue, TOPIC, handler, ContainerOptions.builder()
+			.concurrency(concurrency)
+			.prefetch(prefetch)
+			.shutdownTimeout(Duration.ofSeconds(2))
+			.build());
+		this.container.start();
+	}
+
+	private void addReady(List<String> ids) {
+		this.queue.addAll(ids.stream().map((id) -> Job.builder(TOPIC).id(id).payload("{}").build()).toList());
+	}
+
+	private void finishAll(List<ReservedJob> jobs) {
+		assertThat(this.queue.finishAll(jobs)).containsOnly(true);
+	}
+
+	private static List<String> bucketIds(int bucket, int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < count; i++) {
+			if (KeyLayout.bucketIndex("job-" + i, 2) == bucket) {
+				ids.add("job-" + i);
+			}
+		}
+		return ids;
+	}
+
+	/**
+	 * Has the server log every command with its arguments, in its slow log.
+	 */
+	private void logEveryCommand() {
+		this.redis.execute((RedisCallback<Object>) (connection) -> {
+			connection.serverCommands().setConfig("slowlog-max-len", "100000");
+			connection.serverCommands().setConfig("slowlog-log-slower-than", "0");
+			connection.execute("SLOWLOG", "RESET".getBytes(StandardCharsets.UTF_8));
+			return null;
+		});
+	}
+
+	/**
+	 * Counts the claim script calls in the slow log that carried jobs to finish: the claim script is the one
+	 * script called with 11 keys, the last of them the bucket's schedules, and 10 arguments of its own before
+	 * the jobs to finish.
+	 */
+	private long claimsCarryingFinishes() {
+		RedisClient client = RedisClient.create(this.server.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			List<Object> entries = connection.sync().slowlogGet(100_000);
+			connection.sync().configSet("slowlog-log-slower-than", "10000");
+			long carrying = 0;
+			for (Object entry : entries) {
+				List<?> words = (List<?>) ((List<?>) entry).get(3);
+				boolean claim = "EVALSHA".equalsIgnoreCase(String.valueOf(words.get(0)))
+						&& "11".equals(words.get(2)) && String.valueOf(words.get(13)).endsWith(":schedules");
+				if (claim && words.size() > 2 + 1 + 11 + 10) {
+					carrying++;
+				}
+			}
+			return carrying;
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+}
