@@ -75,6 +75,9 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	private static final int SCRIPT_BATCH_SIZE = 500;
 
+	/** Most jobs {@link #finishAndClaim} finishes with one claim. */
+	public static final int MOST_FINISHED_WITH_A_CLAIM = SCRIPT_BATCH_SIZE;
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final DelayQueueOptions options;
@@ -521,16 +524,16 @@ public class DelayQueue implements AutoCloseable {
 	 * {@code max} of its jobs, as {@link #claim(String, int, int, JobPolicy)} does, in one script call: a
 	 * consumer with a backlog pays one call for the jobs it completed and the next ones. The claim takes at most
 	 * {@link DelayQueueOptions#batchSize()} jobs.
-	 * @param finishing at most {@value #SCRIPT_BATCH_SIZE} jobs, all of that bucket of the topic
+	 * @param finishing at most {@value #MOST_FINISHED_WITH_A_CLAIM} jobs, all of that bucket of the topic
 	 * @throws IllegalArgumentException when a job of {@code finishing} is of another topic or bucket, or there
-	 * are more than {@value #SCRIPT_BATCH_SIZE}
+	 * are more than {@value #MOST_FINISHED_WITH_A_CLAIM}
 	 */
 	public FinishedAndClaimed finishAndClaim(String topic, int bucket, List<ReservedJob> finishing, int max,
 			JobPolicy policy) {
 		BucketKeys keys = bucketAt(topic, bucket);
-		if (finishing.size() > SCRIPT_BATCH_SIZE) {
-			throw new IllegalArgumentException("At most " + SCRIPT_BATCH_SIZE + " jobs are finished with a claim, not "
-					+ finishing.size());
+		if (finishing.size() > MOST_FINISHED_WITH_A_CLAIM) {
+			throw new IllegalArgumentException("At most " + MOST_FINISHED_WITH_A_CLAIM
+					+ " jobs are finished with a claim, not " + finishing.size());
 		}
 		for (ReservedJob job : finishing) {
 			if (!bucketOf(job.topic(), job.id()).equals(keys)) {

@@ -52,6 +52,8 @@ class FinishAndClaimIntegrationTests {
 
 	private DelayQueueListenerContainer container;
 
+	private boolean commandsLogged;
+
 	@BeforeEach
 	void connect(RedisServer server) {
 		this.server = server;
@@ -68,6 +70,12 @@ class FinishAndClaimIntegrationTests {
 			this.container.stop();
 		}
 		this.queue.close();
+		if (this.commandsLogged) {
+			this.redis.execute((RedisCallback<Object>) (connection) -> {
+				connection.serverCommands().setConfig("slowlog-log-slower-than", "10000");
+				return null;
+			});
+		}
 		TestRedis.assertOneStateEach(this.redis, this.prefix);
 		this.connectionFactory.destroy();
 	}
@@ -151,11 +159,15 @@ class FinishAndClaimIntegrationTests {
 		assertThat(this.container.claimCounts().finished()).isEqualTo(backlog);
 		assertThat(claimsCarryingFinishes()).as("claim calls that finished jobs too").isPositive();
 
-		// every place came back: all 4 workers run at once again
-		addReady(IntStream.range(0, 4).mapToObj((i) -> "hold-" + i).toList());
+		// every place came back, and no more: 4 jobs run and 4 wait for a worker, and a ninth is left ready
+		addReady(IntStream.range(0, 9).mapToObj((i) -> "hold-" + i).toList());
 		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().held() == 8);
+		await().during(Duration.ofMillis(300))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> this.container.claimCounts().held() == 8 && this.queue.stats(TOPIC).ready() == 1);
 		release.countDown();
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().finished() == backlog + 4);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().finished() == backlog + 9);
 	}
 
 	private void start(int concurrency, int prefetch, JobHandler handler) {
@@ -189,6 +201,7 @@ class FinishAndClaimIntegrationTests {
 	 * Has the server log every command with its arguments, in its slow log.
 	 */
 	private void logEveryCommand() {
+		this.commandsLogged = true;
 		this.redis.execute((RedisCallback<Object>) (connection) -> {
 			connection.serverCommands().setConfig("slowlog-max-len", "100000");
 			connection.serverCommands().setConfig("slowlog-log-slower-than", "0");
@@ -206,7 +219,6 @@ class FinishAndClaimIntegrationTests {
 		RedisClient client = RedisClient.create(this.server.uri());
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			List<Object> entries = connection.sync().slowlogGet(100_000);
-			connection.sync().configSet("slowlog-log-slower-than", "10000");
 			long carrying = 0;
 			for (Object entry : entries) {
 				List<?> words = (List<?>) ((List<?>) entry).get(3);

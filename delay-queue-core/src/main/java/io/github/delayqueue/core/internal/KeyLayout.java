@@ -77,12 +77,16 @@ public final class KeyLayout {
 		}
 		BucketKeys bucket = newBucket(topic, index);
 		if (built != null || this.builtBuckets.size() < MOST_TOPICS_KEPT) {
-			this.builtBuckets.compute(topic, (name, kept) -> {
-				BucketKeys[] grown = (kept == null) ? new BucketKeys[index + 1]
-						: Arrays.copyOf(kept, Math.max(kept.length, index + 1));
+			BucketKeys[] kept = this.builtBuckets.compute(topic, (name, known) -> {
+				if (known != null && index < known.length && known[index] != null) {
+					return known; // another thread built it first: every caller gets that one
+				}
+				BucketKeys[] grown = (known == null) ? new BucketKeys[index + 1]
+						: Arrays.copyOf(known, Math.max(known.length, index + 1));
 				grown[index] = bucket;
 				return grown;
 			});
+			return kept[index];
 		}
 		return bucket;
 	}

@@ -84,8 +84,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	private long rateLimitWaitMillis;
 
 	/**
-	 * Held while a claim the bucket's poller offered ({@link #claimDue}) is under way on the poller's thread,
-	 * so that a stop waits for it as for the fetcher's own claim.
+	 * Held while a claim made on another thread is under way: one the bucket's poller offered ({@link #claimDue})
+	 * or the completer's ({@link #claimInPlacesOf}), so that a stop waits for it as for the fetcher's own claim.
 	 */
 	private final ReentrantLock dueClaim = new ReentrantLock();
 
@@ -127,9 +127,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * ended (another consumer may take a signal first), and waits for it until {@code deadlineNanos} on
 	 * {@link System#nanoTime()}. Signals are sent from a thread of their own, so that a Redis that does not
 	 * answer holds up no stop; the fetcher's own wait then ends by itself within
-	 * {@link DelayQueue#blockingWait()}. A due claim under way on the bucket's poller thread is waited for
-	 * too, within the same deadline.
-	 * @return whether the fetcher has ended, and no due claim is under way
+	 * {@link DelayQueue#blockingWait()}. A claim under way on another thread (the poller's due claim, the
+	 * completer's) is waited for too, within the same deadline.
+	 * @return whether the fetcher has ended, and no claim is under way on another thread
 	 */
 	boolean awaitEnd(long deadlineNanos) throws InterruptedException {
 		Thread signalling = null;
@@ -142,7 +142,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			this.thread.join(Math.max(1, Math.min(STOP_SIGNAL_INTERVAL_MILLIS, left)));
 		}
 		boolean ended = !this.thread.isAlive();
-		// no due claim starts once claiming stopped; one under way has booked or handed back its jobs when it ends
+		// no claim starts on another thread once claiming stopped; one under way has booked or handed back its
+		// jobs when it ends
 		if (!this.dueClaim.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
 			return false;
 		}
@@ -249,10 +250,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	/**
 	 * Claims in the places of claims the completer ends, while the bucket has a backlog: {@code finishAndClaim}
 	 * finishes their jobs and claims the next ones in one call, ending those claims with their places passed on
-	 * ({@link Claims#endPassingPlace}); the jobs it claims are booked in those places, and the places left over
-	 * given back. Held like a due claim, so that a stop waits for it.
+	 * ({@link Claims#endPassingPlace}) as far as the bucket's share of the room ({@code mostPerClaim}) allows
+	 * and given back beyond it, so that a bucket with a backlog keeps no more places than a claim of its own
+	 * takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
+	 * due claim, so that a stop waits for it.
 	 * @return {@code false}, without calling {@code finishAndClaim}, when the bucket had no jobs left at its last
-	 * claim, or the fetcher stops or fails: the completer then finishes on its own, giving the places back
+	 * claim, holds its share already, or the fetcher stops or fails: the completer then finishes on its own,
+	 * giving the places back
 	 */
 	boolean claimInPlacesOf(int places, FinishAndClaim finishAndClaim) {
 		if (!this.backlog) {
@@ -260,11 +264,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		}
 		this.dueClaim.lock();
 		try {
-			if (!this.running || this.failing) {
+			int heldAfter = this.claims.heldIn(this.bucket) - places;
+			int passing = Math.min(places, this.mostPerClaim - heldAfter);
+			if (!this.running || this.failing || passing <= 0) {
 				return false;
 			}
 			ClaimBatch[] batch = new ClaimBatch[1];
-			claimIn(places, (max, policy) -> {
+			claimIn(passing, (max, policy) -> {
 				batch[0] = finishAndClaim.call(max, policy);
 				return batch[0].jobs();
 			});
@@ -343,13 +349,14 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	/**
 	 * The call a completer makes in {@link #claimInPlacesOf}: finishes its completed jobs and claims up to
-	 * {@code max} more, stamping {@code policy} on them, and ends the completed jobs' claims with their places
-	 * passed on, whatever the call's outcome (a failed call claims nothing).
+	 * {@code passing} more, stamping {@code policy} on them, then ends the completed jobs' claims, the first
+	 * {@code passing} of them passing their places on and the others giving theirs back, whatever the call's
+	 * outcome (a failed call claims nothing). It does not throw.
 	 */
 	@FunctionalInterface
 	interface FinishAndClaim {
 
-		ClaimBatch call(int max, JobPolicy policy);
+		ClaimBatch call(int passing, JobPolicy policy);
 
 	}
 

@@ -246,6 +246,20 @@ final class Claims {
 	}
 
 	/**
+	 * Returns how many of the claims held now are of {@code bucket}: a moment's count, as claims are booked and
+	 * end meanwhile.
+	 */
+	int heldIn(int bucket) {
+		int count = 0;
+		for (Claim claim : this.held) {
+			if (claim.bucket() == bucket) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
 	 * Returns when the last job was claimed, ms on the Redis clock, or -1 when none was.
 	 */
 	long lastClaimMillis() {

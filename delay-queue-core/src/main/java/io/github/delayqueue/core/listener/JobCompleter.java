@@ -8,6 +8,7 @@ import java.util.Queue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 import io.github.delayqueue.core.ClaimBatch;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Finishes the jobs of a container whose handlers returned, in batches: a worker hands its claim over and
- * takes the next job, and the claims gathered meanwhile are finished with one {@link DelayQueue#finishAll}
- * call per bucket, so a busy container pays one call for many jobs instead of one each. A lone job is
+ * takes the next job, and the claims gathered meanwhile are finished with one call per bucket
+ * ({@link DelayQueue#finishAll}, or {@link DelayQueue#finishAndClaim} under a backlog, below), so a busy
+ * container pays one call for many jobs instead of one each. A lone job is
  * finished at once: nothing waits for a batch to fill. When {@value #CAPACITY} claims already wait to be
  * finished, or the completer has stopped, the worker finishes its job itself.
  *
@@ -34,15 +36,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>While a bucket has a backlog (its last claim left jobs to claim), a lane finishes its batch and claims the
  * next jobs in the same call, through the bucket's fetcher ({@link BucketFetcher#claimInPlacesOf}): the
- * places of the claims it ends pass to the jobs it claims, so a busy container pays one call, not two, for
- * the jobs it completed and those it runs next.
+ * places of the claims it ends pass to the jobs it claims (as many as the bucket's share of the room
+ * allows), so a busy container pays one call, not two, for the jobs it completed and those it runs next.
  */
 final class JobCompleter {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobCompleter.class);
 
-	/** Most jobs of one bucket finished in one call. */
-	private static final int MAX_BATCH = 500;
+	/** Most jobs of one bucket finished in one call: as many as a claim carries. */
+	private static final int MAX_BATCH = DelayQueue.MOST_FINISHED_WITH_A_CLAIM;
 
 	/** Most claims waiting to be finished. */
 	private static final int CAPACITY = 2 * MAX_BATCH;
@@ -130,30 +132,45 @@ final class JobCompleter {
 	}
 
 	/**
-	 * Finishes a lane's batch, claiming the bucket's next jobs in the same call while the bucket has a backlog.
+	 * Finishes a lane's batch: with the bucket's next claim, in the same call, while the bucket has a backlog;
+	 * else on its own. The observer hears of the jobs once the jobs claimed with them are booked.
 	 */
-	private void finishAndClaim(List<HandedOver> batch, int bucket) {
-		boolean claimed = this.fetchers.apply(bucket)
-			.claimInPlacesOf(batch.size(), (max, policy) -> finishAndClaim(batch, bucket, max, policy));
-		if (!claimed) {
+	private void finishBatch(List<HandedOver> batch, int bucket) {
+		AtomicReference<List<Boolean>> finished = new AtomicReference<>();
+		boolean claimedToo = this.fetchers.apply(bucket)
+			.claimInPlacesOf(batch.size(), (passing, policy) -> finishClaimingNext(batch, bucket, passing, policy,
+					finished));
+		if (!claimedToo) {
 			finish(batch);
+		}
+		else if (finished.get() != null) {
+			observeCompleted(batch, finished.get());
 		}
 	}
 
 	/**
-	 * Finishes the batch's jobs and claims up to {@code max} jobs of the bucket in one call, and ends the batch's
-	 * claims with their places passed on to the jobs claimed.
+	 * Finishes the batch's jobs and claims up to {@code passing} jobs of the bucket in one call, then ends the
+	 * batch's claims: the first {@code passing} pass their places on to the jobs claimed, the others give theirs
+	 * back. Never throws: a failed call claims nothing and leaves every claim of the batch unsettled.
 	 */
-	private ClaimBatch finishAndClaim(List<HandedOver> batch, int bucket, int max, JobPolicy policy) {
+	private ClaimBatch finishClaimingNext(List<HandedOver> batch, int bucket, int passing, JobPolicy policy,
+			AtomicReference<List<Boolean>> finished) {
 		FinishedAndClaimed done;
 		try {
-			done = this.queue.finishAndClaim(this.topic, bucket, jobsOf(batch), max, policy);
+			done = this.queue.finishAndClaim(this.topic, bucket, jobsOf(batch), passing, policy);
 		}
 		catch (RuntimeException ex) {
-			couldNotFinish(batch, ex, false);
+			couldNotFinish(batch, ex, passing);
 			return new ClaimBatch(List.of(), 0);
 		}
-		ended(batch, done.finished(), false);
+		try {
+			endAll(batch, done.finished(), passing);
+			finished.set(done.finished());
+		}
+		catch (RuntimeException ex) {
+			// a bug in the ownership of claims; the jobs just claimed are booked all the same, not left leased
+			logger.error("Completer of topic \"{}\" failed on {} claim(s)", this.topic, batch.size(), ex);
+		}
 		return done.claimed();
 	}
 
@@ -163,10 +180,11 @@ final class JobCompleter {
 			finished = this.queue.finishAll(jobsOf(batch));
 		}
 		catch (RuntimeException ex) {
-			couldNotFinish(batch, ex, true);
+			couldNotFinish(batch, ex, 0);
 			return;
 		}
-		ended(batch, finished, true);
+		endAll(batch, finished, 0);
+		observeCompleted(batch, finished);
 	}
 
 	private static List<ReservedJob> jobsOf(List<HandedOver> batch) {
@@ -177,43 +195,48 @@ final class JobCompleter {
 		return jobs;
 	}
 
-	private void couldNotFinish(List<HandedOver> batch, RuntimeException ex, boolean givePlacesBack) {
+	private void couldNotFinish(List<HandedOver> batch, RuntimeException ex, int passing) {
 		logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
 				batch.size(), this.topic, ex);
-		for (HandedOver handed : batch) {
-			end(handed.claim(), ClaimOutcome.UNSETTLED, givePlacesBack);
+		for (int i = 0; i < batch.size(); i++) {
+			end(batch.get(i).claim(), ClaimOutcome.UNSETTLED, i < passing);
 		}
 	}
 
 	/**
-	 * Ends the batch's claims as their finish went, giving their places back or passing them on to the jobs
-	 * claimed in the same call.
+	 * Ends the batch's claims as their finish went: the first {@code passing} pass their places on to the jobs
+	 * claimed in the same call, the others give theirs back.
 	 */
-	private void ended(List<HandedOver> batch, List<Boolean> finished, boolean givePlacesBack) {
+	private void endAll(List<HandedOver> batch, List<Boolean> finished, int passing) {
 		for (int i = 0; i < batch.size(); i++) {
-			HandedOver handed = batch.get(i);
-			ReservedJob job = handed.claim().job();
+			ReservedJob job = batch.get(i).claim().job();
 			boolean done = finished.get(i);
 			if (!done) {
 				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, or "
 						+ "it was cancelled or replaced), so another claim may run it", job.id(), this.topic, job.ttr());
 			}
-			end(handed.claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, givePlacesBack);
+			end(batch.get(i).claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
+		}
+	}
+
+	private void end(Claim claim, ClaimOutcome outcome, boolean passPlace) {
+		if (passPlace) {
+			this.claims.endPassingPlace(claim, outcome);
+		}
+		else {
+			this.claims.end(claim, outcome);
+		}
+	}
+
+	private void observeCompleted(List<HandedOver> batch, List<Boolean> finished) {
+		for (int i = 0; i < batch.size(); i++) {
+			ReservedJob job = batch.get(i).claim().job();
 			try {
-				this.observer.completed(job, handed.handlerTime(), done);
+				this.observer.completed(job, batch.get(i).handlerTime(), finished.get(i));
 			}
 			catch (Throwable ex) {
 				logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex);
 			}
-		}
-	}
-
-	private void end(Claim claim, ClaimOutcome outcome, boolean givePlaceBack) {
-		if (givePlaceBack) {
-			this.claims.end(claim, outcome);
-		}
-		else {
-			this.claims.endPassingPlace(claim, outcome);
 		}
 	}
 
@@ -262,7 +285,7 @@ final class JobCompleter {
 					}
 				}
 				try {
-					finishAndClaim(batch, this.bucket);
+					finishBatch(batch, this.bucket);
 				}
 				catch (RuntimeException ex) {
 					// a bug in the ownership of claims; the lane goes on with the claims to come

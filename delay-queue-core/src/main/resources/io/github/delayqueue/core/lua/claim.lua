@@ -33,8 +33,8 @@
 local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control, schedules =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 local most = tonumber(ARGV[1])
-local finished = finish_leased(jobs, payloads, reserved, 11)
 local now = now_ms()
+local finished = finish_leased(jobs, payloads, reserved, 11)
 
 -- The topic's controls, one HMGET: paused claims nothing; a rate limit is a token bucket of `burst` tokens, one
 -- more every `refill-us` microseconds (Redis clock), and a claim takes at most the whole tokens it holds.
