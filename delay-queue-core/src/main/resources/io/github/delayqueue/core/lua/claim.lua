@@ -98,16 +98,27 @@ for i = 1, #popped, 2 do
   scores[#scores + 1] = tonumber(popped[i + 1])
   states[#states + 1] = 'R'
 end
+-- the delayed set is read one job further than the claim wants: the first job it leaves is the next to fall due,
+-- which a poller asks for (next_delayed: its due time, -1 when none is left, nil when the set was not read)
+local next_delayed
 if #ids < most then
-  local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, most - #ids)
-  if #due > 0 then
-    redis.call('ZREMRANGEBYRANK', delayed, 0, #due / 2 - 1) -- the due ids are exactly the lowest ranks
-    for i = 1, #due, 2 do
-      ids[#ids + 1] = due[i]
-      scores[#scores + 1] = tonumber(due[i + 1])
-      states[#states + 1] = 'D'
+  local want = most - #ids
+  local lowest = redis.call('ZRANGE', delayed, 0, want, 'WITHSCORES')
+  local taken = 0
+  for i = 1, math.min(#lowest, 2 * want), 2 do
+    local due = tonumber(lowest[i + 1])
+    if due > now then
+      break
     end
+    taken = taken + 1
+    ids[#ids + 1] = lowest[i]
+    scores[#scores + 1] = due
+    states[#states + 1] = 'D'
   end
+  if taken > 0 then
+    redis.call('ZREMRANGEBYRANK', delayed, 0, taken - 1) -- the due ids are exactly the lowest ranks
+  end
+  next_delayed = tonumber(lowest[2 * taken + 2]) or -1
 end
 
 local claimed = {}
@@ -191,6 +202,7 @@ for _, job in ipairs(claimed) do
         meta = meta_encode(meta)
       end
       enqueue_occurrence(payloads, jobs, delayed, next_id, fire, entry, meta, ARGV[9], ARGV[10])
+      next_delayed = nil -- the delayed set has a new job: read its head again below
     end
     redis.call('HSET', schedules, 'line:' .. schedule, schedule_line(state, next_id, last, rest or ''))
     local _, left_times = string.gsub(rest or '', '[^,]+', '')
@@ -202,6 +214,6 @@ end
 
 local next_due = -1
 if ARGV[8] == '1' then
-  next_due = earliest(delayed)
+  next_due = next_delayed or earliest(delayed)
 end
 return { clock_us, claimed, corrupt, left, next_due, held, refill, finished }
