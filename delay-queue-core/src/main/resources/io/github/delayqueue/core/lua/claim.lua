@@ -60,11 +60,12 @@ local function unreadable_entry_reason(where, entry)
   return where .. ' with an unreadable pool entry: ' .. string.sub(entry, 1, 100)
 end
 
--- The meta and payload of a job to claim from the index whose state is `state` ('R' ready, 'D' delayed), or
--- nil and why it cannot be claimed: 'stale' (its meta names another state) or the reason it is corrupt.
+-- The meta, payload and headers block of a job to claim from the index whose state is `state` ('R' ready,
+-- 'D' delayed), or nil and why it cannot be claimed: 'stale' (its meta names another state) or the reason it is
+-- corrupt.
 local function claimable_meta(raw, entry, due, state, known_policies)
   local where = INDEX_NAMES[state]
-  local number, body = entry_split(entry)
+  local number, body, _, headers = entry_split(entry)
   if raw then
     local m = meta_decode(raw)
     if not m then
@@ -76,7 +77,7 @@ local function claimable_meta(raw, entry, due, state, known_policies)
     elseif not body then
       return nil, unreadable_entry_reason(where, entry)
     end
-    return m, body
+    return m, body, headers
   end
   if not entry then
     return nil, corrupt_reason(where, nil)
@@ -87,7 +88,7 @@ local function claimable_meta(raw, entry, due, state, known_policies)
   if not m then
     return nil, where .. ' with an unknown policy number: ' .. number
   end
-  return m, body
+  return m, body, headers
 end
 
 -- ready jobs first, then due delayed ones: ids, their scores and the state each index stands for
@@ -131,7 +132,7 @@ if #ids > 0 then
   local known_policies = {}
   local new_metas, reserved_entries = {}, {}
   for i, id in ipairs(ids) do
-    local m, body_or_refusal = claimable_meta(metas[i], entries[i], scores[i], states[i], known_policies)
+    local m, body_or_refusal, headers = claimable_meta(metas[i], entries[i], scores[i], states[i], known_policies)
     if m then
       local body = body_or_refusal
       for field, value in pairs(policy) do
@@ -145,7 +146,7 @@ if #ids > 0 then
       new_metas[#new_metas + 1] = meta_encode(m)
       reserved_entries[#reserved_entries + 1] = deadline
       reserved_entries[#reserved_entries + 1] = id
-      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr, entry_headers(entries[i]) }
+      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr, headers }
     elseif body_or_refusal == 'stale' then
       corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
     else

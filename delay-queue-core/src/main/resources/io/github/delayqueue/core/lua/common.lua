@@ -119,9 +119,10 @@ local function decimal(n)
   return text
 end
 
+-- One format for the whole line: a claim encodes a meta for every job it leases.
 local function meta_encode(m)
-  return table.concat({ m.state, int(m.attempts), int(m.max), int(m.ttr), int(m.due), m.token,
-                        int(m.bi), decimal(m.bm), int(m.bx), decimal(m.bj), m.err }, '|')
+  return string.format('%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%s', m.state, m.attempts, m.max, m.ttr, m.due, m.token, m.bi,
+                       decimal(m.bm), m.bx, decimal(m.bj), m.err)
 end
 
 -- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.
