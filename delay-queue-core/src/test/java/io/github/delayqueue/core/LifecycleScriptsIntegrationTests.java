@@ -265,6 +265,20 @@ class LifecycleScriptsIntegrationTests {
 	}
 
 	@Test
+	void aLastErrorKeepsEveryCharacterWhenItsMetaIsWrittenAgain() {
+		this.queue.add(job("nul").delay(Duration.ZERO).maxAttempts(3).build());
+		ReservedJob first = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(this.queue.fail(first, new IllegalStateException("a\u0000b|c%d"))).isEqualTo(FailOutcome.RETRY_SCHEDULED);
+		this.queue.reschedule(TOPIC, "nul", Duration.ZERO);
+
+		ReservedJob second = this.queue.claim(TOPIC, 1).get(0);
+
+		assertThat(this.queue.find(TOPIC, "nul").orElseThrow().lastError())
+			.isEqualTo("java.lang.IllegalStateException: a\u0000b|c%d");
+		assertThat(this.queue.finish(second)).isTrue();
+	}
+
+	@Test
 	void failRetriesAfterTheBackOffThenBuriesOnTheLastAttempt() {
 		this.queue.add(job("a").delay(Duration.ZERO).maxAttempts(2)
 			.backOff(BackOff.exponential(Duration.ofSeconds(10), 2, Duration.ofMinutes(1)))

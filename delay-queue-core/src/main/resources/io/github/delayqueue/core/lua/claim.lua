@@ -99,12 +99,20 @@ for i = 1, #popped, 2 do
   scores[#scores + 1] = tonumber(popped[i + 1])
   states[#states + 1] = 'R'
 end
--- the delayed set is read one job further than the claim wants: the first job it leaves is the next to fall due,
--- which a poller asks for (next_delayed: its due time, -1 when none is left, nil when the set was not read)
+-- A poller's claim of a few jobs reads the delayed set one job further than it wants: the first job it leaves
+-- is the next to fall due, which the poller asks for (next_delayed: its due time, -1 when none is left; nil when
+-- not read so, and the head is read at the end). A larger claim reads only the due jobs, as a consumer's does.
+local NEXT_DUE_READ_AHEAD = 32
 local next_delayed
 if #ids < most then
   local want = most - #ids
-  local lowest = redis.call('ZRANGE', delayed, 0, want, 'WITHSCORES')
+  local read_ahead = ARGV[8] == '1' and want <= NEXT_DUE_READ_AHEAD
+  local lowest
+  if read_ahead then
+    lowest = redis.call('ZRANGE', delayed, 0, want, 'WITHSCORES')
+  else
+    lowest = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, want)
+  end
   local taken = 0
   for i = 1, math.min(#lowest, 2 * want), 2 do
     local due = tonumber(lowest[i + 1])
@@ -119,7 +127,9 @@ if #ids < most then
   if taken > 0 then
     redis.call('ZREMRANGEBYRANK', delayed, 0, taken - 1) -- the due ids are exactly the lowest ranks
   end
-  next_delayed = tonumber(lowest[2 * taken + 2]) or -1
+  if read_ahead then
+    next_delayed = tonumber(lowest[2 * taken + 2]) or -1
+  end
 end
 
 local claimed = {}

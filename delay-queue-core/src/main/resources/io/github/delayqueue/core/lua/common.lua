@@ -119,10 +119,11 @@ local function decimal(n)
   return text
 end
 
--- One format for the whole line: a claim encodes a meta for every job it leases.
+-- One format for the line but its last error, joined after it: a claim encodes a meta for every job it leases,
+-- and string.format's %s would cut an error at a NUL byte.
 local function meta_encode(m)
-  return string.format('%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|%s', m.state, m.attempts, m.max, m.ttr, m.due, m.token, m.bi,
-                       decimal(m.bm), m.bx, decimal(m.bj), m.err)
+  return string.format('%s|%d|%d|%d|%d|%s|%d|%s|%d|%s|', m.state, m.attempts, m.max, m.ttr, m.due, m.token, m.bi,
+                       decimal(m.bm), m.bx, decimal(m.bj)) .. m.err
 end
 
 -- Most policies a bucket numbers; jobs added with yet more distinct policies get their meta at add.

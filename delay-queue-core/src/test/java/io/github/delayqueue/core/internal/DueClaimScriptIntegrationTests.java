@@ -81,6 +81,21 @@ class DueClaimScriptIntegrationTests {
 	}
 
 	@Test
+	void aDueClaimForManyJobsReadsOnlyTheDueOnesAndStillSaysWhenTheNextFallsDue() {
+		Instant later = Instant.now().plusSeconds(600);
+		addDelayedDueAlready("due-1", 20);
+		addDelayedDueAlready("due-2", 10);
+		addDueAt("later", later);
+
+		ClaimResult claimed = this.operations.claimDue(this.bucket, 100, JobPolicy.AS_ADDED);
+
+		assertThat(claimed.jobs()).extracting(ReservedJob::id).containsExactly("due-1", "due-2");
+		assertThat(claimed.nextDueMillis()).isEqualTo(later.toEpochMilli());
+		finish(claimed.jobs());
+		this.queue.cancel(TOPIC, "later");
+	}
+
+	@Test
 	void aDueClaimThatTookAllItAskedForSaysWhenTheNextJobFallsDueEvenIfItIsDueAlready() {
 		addDelayedDueAlready("due-1", 30);
 		addDelayedDueAlready("due-2", 20);
