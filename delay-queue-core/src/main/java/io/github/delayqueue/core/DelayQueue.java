@@ -514,7 +514,10 @@ public class DelayQueue implements AutoCloseable {
 	 * each bucket on its own (see {@link #readySignal(String, int)}).
 	 */
 	public ClaimBatch claim(String topic, int bucket, int max, JobPolicy policy) {
-		ClaimResult claimed = claim(bucketAt(topic, bucket), max, policy);
+		return batchOf(claim(bucketAt(topic, bucket), max, policy));
+	}
+
+	private static ClaimBatch batchOf(ClaimResult claimed) {
 		return new ClaimBatch(claimed.jobs(), claimed.readyLeft(), claimed.paused(),
 				Duration.ofMillis(claimed.rateLimitWaitMillis()));
 	}
@@ -549,8 +552,7 @@ public class DelayQueue implements AutoCloseable {
 		for (long code : result.finishCodes()) {
 			finished.add(code > 0);
 		}
-		return new FinishedAndClaimed(finished, new ClaimBatch(claimed.jobs(), claimed.readyLeft(), claimed.paused(),
-				Duration.ofMillis(claimed.rateLimitWaitMillis())));
+		return new FinishedAndClaimed(finished, batchOf(claimed));
 	}
 
 	/**

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * The book of one container's claims while it runs: the room they take, the claims waiting for a worker,
  * every claim held, and how each ended. Ending a claim ({@link #end}) is the one place a claim's room is
  * given back, so a place is returned exactly once, by the claim's owner, or passed by it to a claim made in the
- * same call as its end ({@link #endPassingPlace}).
+ * same call as its end ({@link #end(Claim, ClaimOutcome, boolean)}).
  */
 final class Claims {
 
@@ -193,26 +193,22 @@ final class Claims {
 	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
 	 */
 	void end(Claim claim, ClaimOutcome outcome) {
-		end(claim, outcome, true);
-	}
-
-	/**
-	 * Ends an owned claim whose place passes to a claim made in the same call rather than back to the room:
-	 * the fetcher making that claim ({@link BucketFetcher#claimInPlacesOf}) gives back the places it does not
-	 * fill.
-	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
-	 */
-	void endPassingPlace(Claim claim, ClaimOutcome outcome) {
 		end(claim, outcome, false);
 	}
 
-	private void end(Claim claim, ClaimOutcome outcome, boolean givePlaceBack) {
+	/**
+	 * Ends an owned claim, giving its place back, or with {@code passPlace} passing it to a claim made in the
+	 * same call rather than back to the room: the fetcher making that claim ({@link BucketFetcher#claimInPlacesOf})
+	 * gives back the places it does not fill.
+	 * @throws IllegalStateException when the claim had already ended: two parties believed they owned it
+	 */
+	void end(Claim claim, ClaimOutcome outcome, boolean passPlace) {
 		if (!claim.end()) {
 			throw new IllegalStateException("The " + claim + " of topic \"" + this.topic + "\" ended twice");
 		}
 		this.ended.get(outcome).incrementAndGet();
 		this.held.remove(claim);
-		if (givePlaceBack) {
+		if (!passPlace) {
 			this.room.giveBack(1);
 		}
 		if (this.held.isEmpty()) {

@@ -199,7 +199,7 @@ final class JobCompleter {
 		logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
 				batch.size(), this.topic, ex);
 		for (int i = 0; i < batch.size(); i++) {
-			end(batch.get(i).claim(), ClaimOutcome.UNSETTLED, i < passing);
+			this.claims.end(batch.get(i).claim(), ClaimOutcome.UNSETTLED, i < passing);
 		}
 	}
 
@@ -215,16 +215,7 @@ final class JobCompleter {
 				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, or "
 						+ "it was cancelled or replaced), so another claim may run it", job.id(), this.topic, job.ttr());
 			}
-			end(batch.get(i).claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
-		}
-	}
-
-	private void end(Claim claim, ClaimOutcome outcome, boolean passPlace) {
-		if (passPlace) {
-			this.claims.endPassingPlace(claim, outcome);
-		}
-		else {
-			this.claims.end(claim, outcome);
+			this.claims.end(batch.get(i).claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
 		}
 	}
 

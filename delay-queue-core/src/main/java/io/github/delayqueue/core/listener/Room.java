@@ -4,7 +4,7 @@ package io.github.delayqueue.core.listener;
  * The places a container has for claimed jobs: its concurrency plus its prefetch. A fetcher takes places
  * before it claims and gives back those its claim did not fill; each claimed job then holds one place
  * until its claim ends, and whoever ends the claim gives the place back, or passes it to a job claimed in
- * the same call as that end ({@link Claims#endPassingPlace}). Giving back more than was taken is a bug and
+ * the same call as that end ({@link Claims#end(Claim, ClaimOutcome, boolean)}). Giving back more than was taken is a bug and
  * fails loudly rather than silently growing the container.
  */
 final class Room {
