@@ -15,7 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * A producer and consumer run in its own JVM, which {@link RedisClockIntegrationTests} starts under
  * libfaketime so that its clock is an hour off. Prints its wall clock; adds a job due in 300 ms and
  * prints how far its stored due time is from the Redis clock; runs it and prints how long that took;
- * then adds a job for the test's own (unskewed) consumer.
+ * then adds a job for the test's own (unskewed) consumer, between two reads of the Redis clock it prints.
  */
 public final class SkewedClockClient {
 
@@ -50,7 +50,10 @@ public final class SkewedClockClient {
 			boolean done = ran.await(10, TimeUnit.SECONDS);
 			System.out.println("RAN_AFTER_MS " + (done ? (ranAtNanos[0] - addedAtNanos) / 1_000_000 : -1));
 			container.stop();
+			// the test's consumer compares this job's due time with these two reads, on Redis's clock
+			System.out.println("REDIS_MS_BEFORE_UNSKEWED_ADD " + redisTime(connectionFactory));
 			queue.add(Job.builder("unskewed").id("from-skewed-client").payload("{}").delay(Duration.ofMillis(300)).build());
+			System.out.println("REDIS_MS_AFTER_UNSKEWED_ADD " + redisTime(connectionFactory));
 			System.out.println("ADDED");
 		}
 		finally {
