@@ -37,12 +37,14 @@ final class LatenessScenario {
 				}
 				Latencies.Summary s = outcome.lateness();
 				Latencies.Summary w = outcome.wallClockLateness();
+				Latencies.Summary f = outcome.timerFloor();
 				Context.log("  %-11s %,6d jobs/s: p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms "
-						+ "(%,d jobs measured, %d missing, %,.0f jobs/s added; on the wall clock: p50 %s, p99 %s, max %s)",
+						+ "(%,d jobs measured, %d missing, %,.0f jobs/s added; on the wall clock: p50 %s, p99 %s, max %s; "
+						+ "a local timer: p99 %s, max %s)",
 						side.label(), load.rate(), Report.number(ms(s.p50())), Report.number(ms(s.p99())),
 						Report.number(ms(s.p999())), Report.number(ms(s.max())), s.count(), outcome.missing(),
 						outcome.addRate(), Report.number(ms(w.p50())), Report.number(ms(w.p99())),
-						Report.number(ms(w.max())));
+						Report.number(ms(w.max())), Report.number(ms(f.p99())), Report.number(ms(f.max())));
 			}
 			this.context.freshRedis();
 			if (!this.context.settings().oursOnly()) {
@@ -64,6 +66,9 @@ final class LatenessScenario {
 				? "one thread, one asynchronous add per job (DelayQueue.addAsync / RDelayedQueue.offerAsync), up to "
 						+ EnqueueScenario.WINDOW + " in flight, every one checked"
 				: "one thread, the jobs owed at each tick in one add or addAll call");
+		details.put("timerFloor", "timerFloorMillis: a thread of the consumer's JVM parked until a deadline every "
+				+ TimerFloor.PERIOD_MICROS + " us over the measured window, and how late it woke: the floor of any "
+				+ "lateness measured in that JVM under the same load");
 		details.put("lateness", "the table: handler start on this machine's clock (microseconds; Redis's TIME reads "
 				+ "the same clock) minus the job's due time, for both queues (wallClockLatenessMillis); delay-queue's "
 				+ "own ReservedJob.lateness() (the claim instant on the Redis clock in microseconds, plus the time "
@@ -87,6 +92,10 @@ final class LatenessScenario {
 				Report.number(ms(reported.p50())), Report.number(ms(reported.p99())),
 				Report.number(ms(reported.p999())), Report.number(ms(reported.max())));
 		p99 = p99.note(asReported);
+		max = max.note(String.format("a local timer in the same JVM, woken every %d ms through the window: p99 %s / %s, "
+				+ "max %s / %s ms", TimerFloor.PERIOD_MICROS / 1000, Report.number(ms(ours.timerFloor().p99())),
+				Report.number(ms(redisson.timerFloor().p99())), Report.number(ms(ours.timerFloor().max())),
+				Report.number(ms(redisson.timerFloor().max()))));
 		List<String> notes = new ArrayList<>();
 		notes.add(String.format("added %,.0f / %,.0f jobs/s%s", ours.addRate(), redisson.addRate(),
 				load.asyncAdds() ? String.format(" (addAsync / offerAsync, %d in flight)", EnqueueScenario.WINDOW) : ""));
@@ -141,7 +150,9 @@ final class LatenessScenario {
 					steadyPart.cpu = CpuMeter.start(admin);
 					steadyPart.startStarts = handlerStarts.get();
 					steadyPart.startAdded = producer.added();
+					steadyPart.timerFloor = TimerFloor.start(load.seconds());
 				}, () -> {
+					steadyPart.timerFloorLateness = steadyPart.timerFloor.stop();
 					long jobs = handlerStarts.get() - steadyPart.startStarts;
 					steadyPart.cpuUse = steadyPart.cpu.stop(jobs);
 					if (countCommands) {
@@ -156,7 +167,7 @@ final class LatenessScenario {
 				int missing = producer.expectedInWindow() - deliveredInWindow.get();
 				return new Outcome(lateness.summary(missing), producer.expectedInWindow(), missing, ledger.duplicated(),
 						producer.achievedRate(), steadyPart.lifecycle, steadyPart.cpuUse,
-						wallClockLateness.summary(missing));
+						wallClockLateness.summary(missing), steadyPart.timerFloorLateness);
 			}
 		}
 	}
@@ -175,6 +186,10 @@ final class LatenessScenario {
 		Map<String, Object> cpuUse;
 
 		RedisCostScenario.Lifecycle lifecycle;
+
+		TimerFloor timerFloor;
+
+		Latencies.Summary timerFloorLateness;
 
 	}
 
@@ -208,14 +223,18 @@ final class LatenessScenario {
 	 * @param lateness as the queue reports it (delay-queue: {@code ReservedJob.lateness()}; Redisson: the
 	 * handler start on this machine's clock, in microseconds, minus the due time in the payload)
 	 * @param wallClockLateness the handler start on this machine's clock minus the due time, for both
+	 * @param timerFloor how late a thread of the same JVM woke from a park until a deadline, every millisecond of
+	 * the measured window ({@link TimerFloor})
 	 */
 	record Outcome(Latencies.Summary lateness, int expected, int missing, int duplicated, double addRate,
-			RedisCostScenario.Lifecycle lifecycle, Map<String, Object> cpu, Latencies.Summary wallClockLateness) {
+			RedisCostScenario.Lifecycle lifecycle, Map<String, Object> cpu, Latencies.Summary wallClockLateness,
+			Latencies.Summary timerFloor) {
 
 		Map<String, Object> asMap() {
 			Map<String, Object> map = new LinkedHashMap<>();
 			map.put("latenessMillis", summaryMap(this.lateness));
 			map.put("wallClockLatenessMillis", summaryMap(this.wallClockLateness));
+			map.put("timerFloorMillis", summaryMap(this.timerFloor));
 			map.put("jobsDueInWindow", this.expected);
 			map.put("missingAfterGrace", this.missing);
 			map.put("duplicated", this.duplicated);
