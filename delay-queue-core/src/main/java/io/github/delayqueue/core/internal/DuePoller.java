@@ -197,10 +197,11 @@ final class DuePoller {
 		long retryInNanos = -1;
 		try {
 			if (expire) {
+				long sentNanos = System.nanoTime();
 				MoveResult expired = this.operations.expireLeases(this.keys, this.batchSize);
 				CorruptEntries.logMovedAside(this.keys, expired.corrupt());
 				synchronized (this) {
-					this.expireAtNanos = unlessAskedEarlier(nextDeadline(expired), this.expireAtNanos,
+					this.expireAtNanos = unlessAskedEarlier(nextDeadline(expired, sentNanos), this.expireAtNanos,
 							this.leaseAnnouncements != leaseAnnouncementsBefore);
 					if (expired.moved() > 0) {
 						this.promoteAtNanos = System.nanoTime(); // a retry may already be due
@@ -210,13 +211,13 @@ final class DuePoller {
 				}
 			}
 			if (promote) {
-				MoveResult promoted = offerClaim ? claimOrPromote() : promote();
+				Move promoted = offerClaim ? claimOrPromote() : promote();
 				synchronized (this) {
 					boolean wokenMeanwhile = this.wakeUps != wakeUpsBefore;
-					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted), this.promoteAtNanos,
-							wokenMeanwhile);
+					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted.result(), promoted.sentNanos()),
+							this.promoteAtNanos, wokenMeanwhile);
 					// a full batch means a backlog, which the fetchers drain from ready: only promote until it is gone
-					this.dueJobKnown = !wokenMeanwhile && !promoted.more() && dueWithinMaxWait(promoted);
+					this.dueJobKnown = !wokenMeanwhile && !promoted.result().more() && dueWithinMaxWait(promoted.result());
 				}
 			}
 			if (expire) {
@@ -246,24 +247,26 @@ final class DuePoller {
 	 * that room for the whole command timeout, while the buckets on live nodes need it. A poller woken by
 	 * its safety net, or retrying after a failure, only promotes.
 	 */
-	private MoveResult claimOrPromote() {
+	private Move claimOrPromote() {
+		long sentNanos = System.nanoTime();
 		ClaimResult claimed = this.claimers.claimDue(this.keys);
 		if (claimed != null) {
 			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
 			leasesTaken(claimed);
 			// a claim the topic's pause or rate limit held back leaves due jobs behind without counting them
 			if (claimed.readyLeft() == 0 && !claimed.heldBack()) {
-				return new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
-						claimed.corrupt());
+				return new Move(new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
+						claimed.corrupt()), sentNanos);
 			}
 		}
 		return promote();
 	}
 
-	private MoveResult promote() {
+	private Move promote() {
+		long sentNanos = System.nanoTime();
 		MoveResult promoted = this.operations.promote(this.keys, this.batchSize);
 		CorruptEntries.logMovedAside(this.keys, promoted.corrupt());
-		return promoted;
+		return new Move(promoted, sentNanos);
 	}
 
 	/**
@@ -299,10 +302,16 @@ final class DuePoller {
 	}
 
 	/**
-	 * Returns when to look again after a batch move: at once when the batch was full, else when its next
-	 * job falls due, at most the maximum wait from now.
+	 * Returns when to look again after a batch move sent at {@code sentNanos}: at once when the batch was full,
+	 * else when its next job falls due, at most the maximum wait from now.
+	 * <p>
+	 * The time left until the next job falls due is counted from when the move was sent, not from when its
+	 * reply came: the script read Redis's clock in between, so a reply that comes late (a slow network, a JVM
+	 * still compiling as an application starts, a busy machine) does not make the next claim late by as much.
+	 * The next claim goes out earlier by the time a request takes to reach Redis, about what it then takes to
+	 * get there; one that arrives before the job falls due claims nothing and reads the due time again.
 	 */
-	private long nextDeadline(MoveResult result) {
+	private long nextDeadline(MoveResult result, long sentNanos) {
 		long now = System.nanoTime();
 		if (result.more()) {
 			return now;
@@ -313,7 +322,14 @@ final class DuePoller {
 		// a job due at millisecond m is due from m * 1000 us on; the margin covers a timer firing a little early
 		long untilNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, result.nextAtMillis() * 1000 - result.nowMicros())
 				+ EARLY_TIMER_MARGIN_MICROS);
-		return now + Math.min(untilNanos, this.maxWaitNanos);
+		return sentNanos + Math.min(untilNanos, this.maxWaitNanos);
+	}
+
+	/**
+	 * A move's result, and {@link System#nanoTime()} just before it was sent: no later than the instant its
+	 * script read Redis's clock.
+	 */
+	private record Move(MoveResult result, long sentNanos) {
 	}
 
 	private void schedule(long atNanos) {
