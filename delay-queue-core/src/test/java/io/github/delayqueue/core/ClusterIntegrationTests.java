@@ -163,7 +163,8 @@ class ClusterIntegrationTests {
 		for (int i = 0; i < 8; i++) {
 			this.queue.add(Job.builder(TOPIC).id("failing-" + i).payload("{}").maxAttempts(2).build());
 		}
-		this.queue.add(Job.builder(TOPIC).id("cancelled").payload("{}").delay(Duration.ofMillis(300)).build());
+		// due late enough that a busy machine still cancels it first
+		this.queue.add(Job.builder(TOPIC).id("cancelled").payload("{}").delay(Duration.ofSeconds(1)).build());
 		this.queue.cancel(TOPIC, "cancelled");
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.queue.stats(TOPIC).dead() == 8);

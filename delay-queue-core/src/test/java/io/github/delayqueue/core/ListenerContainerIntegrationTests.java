@@ -72,12 +72,14 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
-	void aJobDueIn200MillisOnAnIdleQueueRunsWithin50MillisOfItsDueTime() throws Exception {
+	void aJobDueIn200MillisOnAnIdleQueueIsClaimedWithin50MillisOfItsDueTime() throws Exception {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		List<Duration> lateness = new CopyOnWriteArrayList<>();
 		CountDownLatch ran = new CountDownLatch(5);
+		// from the due time to the claim, both on the Redis clock: the poller's own precision, without the
+		// hand-off to a worker that a busy machine may hold up
 		start(queue, "precise", 1, (job) -> {
-			lateness.add(job.lateness());
+			lateness.add(Duration.between(job.dueAt(), job.claimedAt()));
 			ran.countDown();
 		});
 		Thread.sleep(500); // let the container settle into its idle wait
@@ -87,15 +89,16 @@ class ListenerContainerIntegrationTests {
 			Thread.sleep(300);
 		}
 
-		assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(lateness).allSatisfy((late) -> assertThat(late).isBetween(Duration.ZERO, Duration.ofMillis(50)));
 	}
 
 	@Test
 	void anEarlierJobAddedWhileThePollerLooksIsNotLeftForTheLaterOne() throws Exception {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		Map<String, Instant> ran = new ConcurrentHashMap<>();
-		start(queue, "head", 2, (job) -> ran.put(job.id(), Instant.now()));
+		// from due time to claim, on the Redis clock
+		Map<String, Duration> ran = new ConcurrentHashMap<>();
+		start(queue, "head", 2, (job) -> ran.put(job.id(), Duration.between(job.dueAt(), job.claimedAt())));
 		Thread.sleep(200);
 		for (int round = 0; round < 20; round++) {
 			// the first add wakes the poller; the second lands while it looks, and must wake it again
@@ -103,10 +106,10 @@ class ListenerContainerIntegrationTests {
 			Instant dueAt = Instant.now().plusMillis(100);
 			queue.add(Job.builder("head").id("near-" + round).payload("{}").dueAt(dueAt).build());
 
+			// left for the later one, it would be claimed with it, 4 s on
 			String near = "near-" + round;
-			await().atMost(Duration.ofSeconds(2)).until(() -> ran.containsKey(near));
-			assertThat(Duration.between(dueAt, ran.get(near))).as("lateness of %s", near)
-				.isLessThan(Duration.ofMillis(500));
+			await().atMost(Duration.ofSeconds(10)).until(() -> ran.containsKey(near));
+			assertThat(ran.get(near)).as("lateness of %s", near).isLessThan(Duration.ofSeconds(2));
 			queue.cancel("head", "far-" + round);
 		}
 	}
@@ -118,7 +121,7 @@ class ListenerContainerIntegrationTests {
 		CountDownLatch ran = new CountDownLatch(1);
 		List<Duration> lateness = new CopyOnWriteArrayList<>();
 		start(consumer, "wake", 1, (job) -> {
-			lateness.add(job.lateness());
+			lateness.add(Duration.between(job.dueAt(), job.claimedAt()));
 			ran.countDown();
 		});
 		producer.add(Job.builder("wake").payload("{}").delay(Duration.ofMinutes(10)).build());
@@ -126,8 +129,9 @@ class ListenerContainerIntegrationTests {
 
 		producer.add(Job.builder("wake").payload("{}").delay(Duration.ofMillis(300)).build());
 
-		assertThat(ran.await(2, TimeUnit.SECONDS)).isTrue();
-		assertThat(lateness.get(0)).isLessThan(Duration.ofMillis(50));
+		// without the wake-up the poller would sleep until the maximum wait, 30 s
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lateness.get(0)).as("from due time to claim, on the Redis clock").isLessThan(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -360,7 +364,7 @@ class ListenerContainerIntegrationTests {
 		List<String> refusedFinishes = new CopyOnWriteArrayList<>();
 		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "slow", (job) -> {
 			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			Thread.sleep(1400);
+			Thread.sleep(2000);
 		}, ContainerOptions.builder().concurrency(1).prefetch(1).observer(new JobObserver() {
 			@Override
 			public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
@@ -372,12 +376,14 @@ class ListenerContainerIntegrationTests {
 		container.start();
 		this.containers.add(container);
 
-		// the second job is claimed with the first and waits 1.4 s for the one worker: with its lease running
-		// from the claim, a 2 s TTR would run out 600 ms into its own 1.4 s run
-		queue.addAll(List.of(Job.builder("slow").id("first").payload("{}").ttr(Duration.ofSeconds(2)).build(),
-				Job.builder("slow").id("second").payload("{}").ttr(Duration.ofSeconds(2)).build()));
+		// the second job is claimed with the first and waits 2 s for the one worker: with its lease running
+		// from the claim, a 3.5 s TTR would run out 1.5 s into its own 2 s run (each run has 1.5 s to spare
+		// for its finish when its lease runs from its start)
+		Duration ttr = Duration.ofMillis(3500);
+		queue.addAll(List.of(Job.builder("slow").id("first").payload("{}").ttr(ttr).build(),
+				Job.builder("slow").id("second").payload("{}").ttr(ttr).build()));
 
-		await().atMost(Duration.ofSeconds(8)).until(() -> queue.stats("slow").reserved() == 0
+		await().atMost(Duration.ofSeconds(15)).until(() -> queue.stats("slow").reserved() == 0
 				&& runs.size() == 2 && queue.stats("slow").delayed() + queue.stats("slow").ready() == 0);
 		Thread.sleep(1000);
 		assertThat(runs).containsOnlyKeys("first", "second");

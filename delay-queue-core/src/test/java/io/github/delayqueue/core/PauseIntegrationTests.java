@@ -101,7 +101,7 @@ class PauseIntegrationTests {
 		first.resume(TOPIC);
 
 		// well within the 7.5 s a fetcher waits at most (three quarters of the 10 s command timeout)
-		await().atMost(Duration.ofSeconds(3)).until(() -> ran.size() == 10);
+		await().atMost(Duration.ofSeconds(6)).until(() -> ran.size() == 10);
 	}
 
 	@Test

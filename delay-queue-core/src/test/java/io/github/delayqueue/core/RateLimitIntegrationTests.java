@@ -69,8 +69,10 @@ class RateLimitIntegrationTests {
 		List<Instant> claims = sortedStarts();
 		Instant from = claims.get(0);
 		long inTenSeconds = claims.stream().filter((at) -> at.isBefore(from.plusSeconds(10))).count();
-		// the limit allows 200 (its burst of 1 and 199 more, one every 50 ms); a slow machine may claim a little late
-		assertThat(inTenSeconds).as("jobs started in the first 10 s").isBetween(160L, 200L);
+		// the limit allows 200 (its burst of 1 and 199 more, one every 50 ms), never more; with a burst of 1 a
+		// claim made late (a busy machine) loses that time for good, so fewer are a slow machine, not a fault,
+		// down to well above the half that a limit counted twice would allow
+		assertThat(inTenSeconds).as("jobs started in the first 10 s").isBetween(120L, 200L);
 		assertThat(mostInAnySpan(claims, Duration.ofSeconds(1))).as("most jobs started in any 1 s").isLessThanOrEqualTo(20);
 	}
 

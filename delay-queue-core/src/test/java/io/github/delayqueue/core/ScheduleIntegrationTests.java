@@ -163,13 +163,15 @@ class ScheduleIntegrationTests {
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> started.size() >= 6);
 
-		// were the next occurrence enqueued as one finishes, each would start 1.5 s after the one before
-		List<Long> fires = started.stream().map((job) -> fireOf(job.id())).toList();
+		// were the next occurrence enqueued as one finishes, each would start 1.5 s after the one before: the
+		// second 1.2 s after its fire time, and later ones later still (in fire order: two claimed in one late
+		// look may start in either order)
+		List<Long> fires = started.stream().map((job) -> fireOf(job.id())).sorted().toList();
 		for (int i = 1; i < 6; i++) {
 			assertThat(fires.get(i) - fires.get(i - 1)).isEqualTo(300);
 		}
-		assertThat(started.subList(0, 6)).allSatisfy((job) -> assertThat(Duration.between(job.dueAt(), job.claimedAt()))
-			.as("claimed after its fire time").isLessThan(Duration.ofMillis(250)));
+		assertThat(started).allSatisfy((job) -> assertThat(Duration.between(job.dueAt(), job.claimedAt()))
+			.as("claimed after its fire time").isLessThan(Duration.ofSeconds(1)));
 	}
 
 	@Test

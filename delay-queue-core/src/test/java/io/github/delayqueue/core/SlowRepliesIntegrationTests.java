@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class SlowRepliesIntegrationTests {
 
-	private static final Duration REPLY_DELAY = Duration.ofMillis(200);
+	private static final Duration REPLY_DELAY = Duration.ofMillis(400);
 
 	@Test
 	void aJobIsClaimedAtItsDueTimeWhenTheConsumersRepliesComeLate(RedisServer server) throws Exception {
@@ -43,12 +43,12 @@ class SlowRepliesIntegrationTests {
 						ran::complete, ContainerOptions.create());
 				container.start();
 				try {
-					producer.add(Job.builder("slow-replies").id("due-in-a-second").payload("{}")
-						.delay(Duration.ofSeconds(1)).build());
+					producer.add(Job.builder("slow-replies").id("due-in-two-seconds").payload("{}")
+						.delay(Duration.ofSeconds(2)).build());
 					ReservedJob job = ran.get(30, TimeUnit.SECONDS);
 
-					// Before: the poller read the due time in a script, got the reply 200 ms later and slept the
-					// time left from then, so it claimed the job 200 ms late.
+					// Before: the poller read the due time in a script, got the reply 400 ms later and slept the
+					// time left from then, so it claimed the job 400 ms late.
 					assertThat(Duration.between(job.dueAt(), job.claimedAt()))
 						.as("from the due time to the claim, on the Redis clock, with replies %s late", REPLY_DELAY)
 						.isBetween(Duration.ZERO, REPLY_DELAY.dividedBy(2));
