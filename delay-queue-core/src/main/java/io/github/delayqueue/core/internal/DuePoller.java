@@ -303,13 +303,17 @@ final class DuePoller {
 
 	/**
 	 * Returns when to look again after a batch move sent at {@code sentNanos}: at once when the batch was full,
-	 * else when its next job falls due, at most the maximum wait from now.
+	 * else when its next job falls due (at most the maximum wait from when it was sent), or after the maximum
+	 * wait from now when nothing is delayed.
 	 * <p>
 	 * The time left until the next job falls due is counted from when the move was sent, not from when its
 	 * reply came: the script read Redis's clock in between, so a reply that comes late (a slow network, a JVM
 	 * still compiling as an application starts, a busy machine) does not make the next claim late by as much.
-	 * The next claim goes out earlier by the time a request takes to reach Redis, about what it then takes to
-	 * get there; one that arrives before the job falls due claims nothing and reads the due time again.
+	 * The next claim goes out earlier by the time the last request took to reach Redis, which is right while
+	 * that time holds steady. When it varies by more than the margin, the claim arrives before the job falls
+	 * due, claims nothing and reads the due time again, and the job is then late by that extra round trip.
+	 * {@code sentNanos} taken before a wait for the fetcher's lock or an extra call (a version check, a script
+	 * sent whole after a restart) makes that more likely.
 	 */
 	private long nextDeadline(MoveResult result, long sentNanos) {
 		long now = System.nanoTime();
