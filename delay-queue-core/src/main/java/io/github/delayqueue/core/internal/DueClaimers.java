@@ -43,22 +43,31 @@ final class DueClaimers {
 	 * Offers the bucket's due jobs to its claimers, in the order they came, until one takes room and claims.
 	 * Returns that claim, or {@code null} when no claimer took room (or the bucket has none).
 	 */
-	ClaimResult claimDue(BucketKeys bucket) {
+	DueClaim claimDue(BucketKeys bucket) {
 		List<DueJobClaimer> claimers = this.byBucket.get(bucket);
 		if (claimers == null) {
 			return null;
 		}
 		for (DueJobClaimer claimer : claimers) {
-			ClaimResult[] made = new ClaimResult[1];
+			DueClaim[] made = new DueClaim[1];
 			boolean claimed = claimer.claimDue((max, policy) -> {
-				made[0] = this.operations.claimDue(bucket, Math.min(max, this.batchSize), policy);
-				return made[0].jobs();
+				long sentNanos = System.nanoTime();
+				made[0] = new DueClaim(this.operations.claimDue(bucket, Math.min(max, this.batchSize), policy),
+						sentNanos);
+				return made[0].result().jobs();
 			});
 			if (claimed && made[0] != null) {
 				return made[0];
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * A due claim, and {@link System#nanoTime()} just before it was sent: after its claimer took room, so no
+	 * later than its script read Redis's clock and no earlier than it had to be.
+	 */
+	record DueClaim(ClaimResult result, long sentNanos) {
 	}
 
 }

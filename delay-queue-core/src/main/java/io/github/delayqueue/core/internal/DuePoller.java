@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Moves one bucket's jobs as they fall due and takes back its expired leases. It keeps two deadlines,
- * when the next delayed job falls due and when the next lease runs out, both as reported by Redis (so no
- * clocks are compared), and sleeps on a local timer until the earlier one, a {@link #wake()} from a new
+ * when the next delayed job falls due and when the next lease runs out, both as reported by Redis and placed on
+ * this JVM's clock by when the scripts that read them were sent ({@link RedisClockOffset}; the two machines'
+ * clocks need not agree), and sleeps on a local timer until the earlier one, a {@link #wake()} from a new
  * earliest job, or the maximum wait, whichever comes first; each run calls only the scripts whose
  * deadline has come. Nothing polls on a fixed interval; the maximum wait only guards against a lost
  * wake-up. The timer fires on a shared thread and hands the run to {@code runs}, so a run that waits on
@@ -41,6 +42,8 @@ final class DuePoller {
 	private final DeadLetterTrimmer trimmer;
 
 	private final DueClaimers claimers;
+
+	private final RedisClockOffset redisClock = new RedisClockOffset();
 
 	private ScheduledFuture<?> next;
 
@@ -248,15 +251,15 @@ final class DuePoller {
 	 * its safety net, or retrying after a failure, only promotes.
 	 */
 	private Move claimOrPromote() {
-		long sentNanos = System.nanoTime();
-		ClaimResult claimed = this.claimers.claimDue(this.keys);
-		if (claimed != null) {
+		DueClaimers.DueClaim dueClaim = this.claimers.claimDue(this.keys);
+		if (dueClaim != null) {
+			ClaimResult claimed = dueClaim.result();
 			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
 			leasesTaken(claimed);
 			// a claim the topic's pause or rate limit held back leaves due jobs behind without counting them
 			if (claimed.readyLeft() == 0 && !claimed.heldBack()) {
 				return new Move(new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
-						claimed.corrupt()), sentNanos);
+						claimed.corrupt()), dueClaim.sentNanos());
 			}
 		}
 		return promote();
@@ -306,17 +309,16 @@ final class DuePoller {
 	 * else when its next job falls due (at most the maximum wait from when it was sent), or after the maximum
 	 * wait from now when nothing is delayed.
 	 * <p>
-	 * The time left until the next job falls due is counted from when the move was sent, not from when its
-	 * reply came: the script read Redis's clock in between, so a reply that comes late (a slow network, a JVM
-	 * still compiling as an application starts, a busy machine) does not make the next claim late by as much.
-	 * The next claim goes out earlier by the time the last request took to reach Redis, which is right while
-	 * that time holds steady. When it varies by more than the margin, the claim arrives before the job falls
-	 * due, claims nothing and reads the due time again, and the job is then late by that extra round trip.
-	 * {@code sentNanos} taken before a wait for the fetcher's lock or an extra call (a version check, a script
-	 * sent whole after a restart) makes that more likely.
+	 * The due time, on Redis's clock, is placed on ours by {@link RedisClockOffset}, from this and the last few
+	 * moves' readings of Redis's clock and when they were sent, not from when their replies came: a reply that
+	 * comes late (a slow network, a JVM still compiling as an application starts, a busy machine) does not make
+	 * the next claim late by as much. The claim goes out early by the transit of the fastest of those requests,
+	 * less the margin; should it still arrive before the job falls due, it claims nothing, and its reply's
+	 * reading places the due time again.
 	 */
 	private long nextDeadline(MoveResult result, long sentNanos) {
 		long now = System.nanoTime();
+		long offsetMicros = this.redisClock.record(sentNanos, result.nowMicros(), now);
 		if (result.more()) {
 			return now;
 		}
@@ -324,9 +326,10 @@ final class DuePoller {
 			return now + this.maxWaitNanos;
 		}
 		// a job due at millisecond m is due from m * 1000 us on; the margin covers a timer firing a little early
-		long untilNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, result.nextAtMillis() * 1000 - result.nowMicros())
-				+ EARLY_TIMER_MARGIN_MICROS);
-		return sentNanos + Math.min(untilNanos, this.maxWaitNanos);
+		long dueNanos = TimeUnit.MICROSECONDS
+			.toNanos(result.nextAtMillis() * 1000 - offsetMicros + EARLY_TIMER_MARGIN_MICROS);
+		long latestNanos = sentNanos + this.maxWaitNanos;
+		return (dueNanos - latestNanos < 0) ? dueNanos : latestNanos;
 	}
 
 	/**
