@@ -1,14 +1,20 @@
 package io.github.delayqueue.benchmarks;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.DigestOutputStream;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +50,7 @@ public final class Benchmarks {
 		if (loadBefore > 1.5) {
 			Context.log("Warning: load average is %.2f; figures taken on a busy machine are unreliable", loadBefore);
 		}
+		Context.log("Engine: delay-queue-core jar %s", engineFingerprint());
 		RedisServerProcess server = null;
 		String host = settings.redisHost();
 		int port = settings.redisPort();
@@ -118,8 +125,27 @@ public final class Benchmarks {
 		results.fact("machine", machine);
 		results.fact("loadAverageBefore", loadBefore);
 		results.fact("loadAverageAfter", loadAverage());
+		results.fact("engine", engineFingerprint());
 		results.fact("redissonVersion", org.redisson.Redisson.class.getPackage().getImplementationVersion());
 		results.fact("payloadBytes", Payloads.SIZE);
+	}
+
+	/**
+	 * Returns the first 12 hex digits of the SHA-256 of the delay-queue-core jar this run measures, so that two
+	 * results files tell whether they measured the same engine.
+	 */
+	static String engineFingerprint() {
+		try (InputStream jar = io.github.delayqueue.core.DelayQueue.class.getProtectionDomain()
+			.getCodeSource()
+			.getLocation()
+			.openStream()) {
+			MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+			jar.transferTo(new DigestOutputStream(OutputStream.nullOutputStream(), sha256));
+			return HexFormat.of().formatHex(sha256.digest()).substring(0, 12);
+		}
+		catch (IOException | GeneralSecurityException ex) {
+			return "unknown (" + ex + ")";
+		}
 	}
 
 	private static void write(Settings settings, Instant started, Results results) throws IOException {
