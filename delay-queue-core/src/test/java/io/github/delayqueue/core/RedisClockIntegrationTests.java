@@ -1,7 +1,9 @@
 package io.github.delayqueue.core;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +12,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +54,9 @@ class RedisClockIntegrationTests {
 		container.start();
 		Process client = startSkewedClient(server, prefix);
 		try {
-			Map<String, String> output = readOutput(client);
+			// read on a thread of its own: a client that hangs fails the test in a minute (the finally ends it)
+			Map<String, String> output = CompletableFuture.supplyAsync(() -> readOutput(client))
+				.get(1, TimeUnit.MINUTES);
 
 			long skewMillis = Long.parseLong(output.get("CLOCK")) - System.currentTimeMillis();
 			assertThat(Duration.ofMillis(skewMillis)).as("the client's clock skew").isGreaterThan(Duration.ofMinutes(59));
@@ -110,7 +115,7 @@ class RedisClockIntegrationTests {
 	/**
 	 * Reads the client's "KEY value" lines until it says ADDED, or fails with everything it printed.
 	 */
-	private static Map<String, String> readOutput(Process client) throws Exception {
+	private static Map<String, String> readOutput(Process client) {
 		Map<String, String> values = new HashMap<>();
 		StringBuilder printed = new StringBuilder();
 		try (BufferedReader reader = new BufferedReader(
@@ -126,6 +131,9 @@ class RedisClockIntegrationTests {
 					values.put(parts.get(0), parts.get(1));
 				}
 			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Reading the skewed client's output failed after:\n" + printed, ex);
 		}
 		throw new AssertionError("The skewed client ended without adding its job:\n" + printed);
 	}
