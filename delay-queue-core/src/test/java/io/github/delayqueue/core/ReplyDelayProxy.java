@@ -55,39 +55,44 @@ final class ReplyDelayProxy implements AutoCloseable {
 
 	private void accept() {
 		while (!this.closed) {
+			Socket client;
 			try {
-				Socket client = this.listening.accept();
-				this.sockets.add(client);
-				Socket redis = connectToRedis(client);
-				if (redis == null) {
-					continue;
-				}
-				this.sockets.add(redis);
-				client.setTcpNoDelay(true);
-				redis.setTcpNoDelay(true);
-				daemon("reply-delay-proxy-requests", () -> pipe(client, redis));
-				BlockingQueue<Chunk> replies = new LinkedBlockingQueue<>();
-				daemon("reply-delay-proxy-replies", () -> readReplies(redis, replies));
-				daemon("reply-delay-proxy-delivery", () -> deliverReplies(replies, client));
+				client = this.listening.accept();
 			}
 			catch (IOException ex) {
 				return; // closed
 			}
+			relay(client);
 		}
 	}
 
 	/**
-	 * Opens the connection to Redis for a client, or closes the client when Redis cannot be reached, as a
-	 * client connecting to Redis itself would see.
+	 * Relays one client's connection through a connection of its own to Redis, or closes the client when that
+	 * cannot be set up (Redis unreachable, a socket closed meanwhile), as a client connecting to Redis itself
+	 * would see; the proxy goes on accepting.
 	 */
-	private Socket connectToRedis(Socket client) {
+	private void relay(Socket client) {
+		this.sockets.add(client);
+		Socket redis = null;
 		try {
-			return new Socket(this.redisHost, this.redisPort);
+			redis = new Socket(this.redisHost, this.redisPort);
+			this.sockets.add(redis);
+			client.setTcpNoDelay(true);
+			redis.setTcpNoDelay(true);
 		}
 		catch (IOException ex) {
-			closeQuietly(client);
-			return null;
+			closeQuietly((redis != null) ? new Socket[] { client, redis } : new Socket[] { client });
+			return;
 		}
+		if (this.closed) { // closed while this connection was set up: close() may have missed its sockets
+			closeQuietly(client, redis);
+			return;
+		}
+		Socket toRedis = redis;
+		daemon("reply-delay-proxy-requests", () -> pipe(client, toRedis));
+		BlockingQueue<Chunk> replies = new LinkedBlockingQueue<>();
+		daemon("reply-delay-proxy-replies", () -> readReplies(toRedis, replies));
+		daemon("reply-delay-proxy-delivery", () -> deliverReplies(replies, client));
 	}
 
 	private void pipe(Socket from, Socket to) {

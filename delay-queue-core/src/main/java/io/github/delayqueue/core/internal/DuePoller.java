@@ -127,8 +127,9 @@ final class DuePoller {
 			// takes its leases, then keeps the earlier deadline the claim sets
 			this.leaseAnnouncements++;
 		}
-		claimOrPromote();
+		Move move = claimOrPromote();
 		synchronized (this) {
+			this.redisClock.record(move.sentNanos(), move.result().nowMicros(), System.nanoTime());
 			requestRunBy(this.expireAtNanos);
 		}
 	}
@@ -220,7 +221,7 @@ final class DuePoller {
 					this.promoteAtNanos = unlessAskedEarlier(nextDeadline(promoted.result(), promoted.sentNanos()),
 							this.promoteAtNanos, wokenMeanwhile);
 					// a full batch means a backlog, which the fetchers drain from ready: only promote until it is gone
-					this.dueJobKnown = !wokenMeanwhile && !promoted.result().more() && dueWithinMaxWait(promoted.result());
+					this.dueJobKnown = !wokenMeanwhile && !promoted.result().more() && dueWithinMaxWait(promoted);
 				}
 			}
 			if (expire) {
@@ -296,12 +297,13 @@ final class DuePoller {
 	}
 
 	/**
-	 * Whether the move read a next due time no further than the maximum wait, which the poller then sleeps
-	 * until rather than the safety net's.
+	 * Whether the move read a next due time that the poller then sleeps until, rather than the maximum wait
+	 * from the move's send (a run at that cap would claim before the job is due). Called after
+	 * {@link #nextDeadline} recorded the move's reading of Redis's clock.
 	 */
-	private boolean dueWithinMaxWait(MoveResult result) {
-		return result.nextAtMillis() >= 0 && TimeUnit.MICROSECONDS
-			.toNanos(result.nextAtMillis() * 1000 - result.nowMicros()) <= this.maxWaitNanos;
+	private boolean dueWithinMaxWait(Move move) {
+		long nextAtMillis = move.result().nextAtMillis();
+		return nextAtMillis >= 0 && dueNanos(nextAtMillis) - (move.sentNanos() + this.maxWaitNanos) <= 0;
 	}
 
 	/**
@@ -313,23 +315,29 @@ final class DuePoller {
 	 * moves' readings of Redis's clock and when they were sent, not from when their replies came: a reply that
 	 * comes late (a slow network, a JVM still compiling as an application starts, a busy machine) does not make
 	 * the next claim late by as much. The claim goes out early by the transit of the fastest of those requests,
-	 * less the margin; should it still arrive before the job falls due, it claims nothing, and its reply's
-	 * reading places the due time again.
+	 * less the margin; should it still arrive before the job falls due (its own request was faster still), it
+	 * claims nothing, its reply's reading places the due time again, and the job is late by that round trip.
 	 */
 	private long nextDeadline(MoveResult result, long sentNanos) {
 		long now = System.nanoTime();
-		long offsetMicros = this.redisClock.record(sentNanos, result.nowMicros(), now);
+		this.redisClock.record(sentNanos, result.nowMicros(), now);
 		if (result.more()) {
 			return now;
 		}
 		if (result.nextAtMillis() < 0) {
 			return now + this.maxWaitNanos;
 		}
-		// a job due at millisecond m is due from m * 1000 us on; the margin covers a timer firing a little early
-		long dueNanos = TimeUnit.MICROSECONDS
-			.toNanos(result.nextAtMillis() * 1000 - offsetMicros + EARLY_TIMER_MARGIN_MICROS);
+		long dueNanos = dueNanos(result.nextAtMillis());
 		long latestNanos = sentNanos + this.maxWaitNanos;
 		return (dueNanos - latestNanos < 0) ? dueNanos : latestNanos;
+	}
+
+	/**
+	 * Returns when to claim a job due at {@code dueAtMillis} on Redis's clock, on {@link System#nanoTime()}: a job
+	 * due at millisecond m is due from m * 1000 us on, and the margin covers a timer firing a little early.
+	 */
+	private long dueNanos(long dueAtMillis) {
+		return this.redisClock.nanoTimeAt(dueAtMillis * 1000 + EARLY_TIMER_MARGIN_MICROS);
 	}
 
 	/**
@@ -361,6 +369,9 @@ final class DuePoller {
 	}
 
 	private long failed(RuntimeException ex) {
+		synchronized (this) {
+			this.redisClock.forget(); // the server that answers next may be another (a failover), with another clock
+		}
 		this.consecutiveFailures++;
 		if (this.consecutiveFailures == 1) {
 			logger.warn("Poller of topic \"{}\" bucket {} failed; retrying until Redis answers", this.keys.topic(),
