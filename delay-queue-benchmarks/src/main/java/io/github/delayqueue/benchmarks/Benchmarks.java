@@ -50,7 +50,8 @@ public final class Benchmarks {
 		if (loadBefore > 1.5) {
 			Context.log("Warning: load average is %.2f; figures taken on a busy machine are unreliable", loadBefore);
 		}
-		Context.log("Engine: delay-queue-core jar %s", engineFingerprint());
+		String engine = engineFingerprint();
+		Context.log("Engine: delay-queue-core jar %s", engine);
 		RedisServerProcess server = null;
 		String host = settings.redisHost();
 		int port = settings.redisPort();
@@ -71,7 +72,7 @@ public final class Benchmarks {
 			}
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
-		describeRun(results, settings, started, took, loadBefore, args);
+		describeRun(results, settings, started, took, loadBefore, engine, args);
 		List<Row> rows = results.rows();
 		System.out.println();
 		System.out.print(Report.text(rows));
@@ -109,7 +110,7 @@ public final class Benchmarks {
 	}
 
 	private static void describeRun(Results results, Settings settings, Instant started, Duration took,
-			double loadBefore, String[] args) {
+			double loadBefore, String engine, String[] args) {
 		results.fact("startedAt", started.toString());
 		results.fact("durationSeconds", took.toMillis() / 1000.0);
 		results.fact("arguments", List.of(args));
@@ -125,7 +126,7 @@ public final class Benchmarks {
 		results.fact("machine", machine);
 		results.fact("loadAverageBefore", loadBefore);
 		results.fact("loadAverageAfter", loadAverage());
-		results.fact("engine", engineFingerprint());
+		results.fact("engine", engine);
 		results.fact("redissonVersion", org.redisson.Redisson.class.getPackage().getImplementationVersion());
 		results.fact("payloadBytes", Payloads.SIZE);
 	}
@@ -134,7 +135,7 @@ public final class Benchmarks {
 	 * Returns the first 12 hex digits of the SHA-256 of the delay-queue-core jar this run measures, so that two
 	 * results files tell whether they measured the same engine.
 	 */
-	static String engineFingerprint() {
+	private static String engineFingerprint() {
 		try (InputStream jar = io.github.delayqueue.core.DelayQueue.class.getProtectionDomain()
 			.getCodeSource()
 			.getLocation()

@@ -81,7 +81,7 @@ final class ReplyDelayProxy implements AutoCloseable {
 			redis.setTcpNoDelay(true);
 		}
 		catch (IOException ex) {
-			closeQuietly((redis != null) ? new Socket[] { client, redis } : new Socket[] { client });
+			closeQuietly(client, redis);
 			return;
 		}
 		if (this.closed) { // closed while this connection was set up: close() may have missed its sockets
@@ -145,8 +145,12 @@ final class ReplyDelayProxy implements AutoCloseable {
 		closeQuietly(client);
 	}
 
+	/** Closes each socket given, skipping nulls (a connection not made). */
 	private static void closeQuietly(Socket... sockets) {
 		for (Socket socket : sockets) {
+			if (socket == null) {
+				continue;
+			}
 			try {
 				socket.close();
 			}
