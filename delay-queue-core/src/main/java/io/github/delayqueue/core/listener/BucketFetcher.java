@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims one bucket's ready jobs for a container: takes room for up to {@code mostPerClaim} jobs, claims
- * that many, books each in {@link Claims}, and when the bucket has no more ready jobs, blocks on the
+ * Claims one bucket's ready jobs for a container: takes room for up to its bucket's share of the container's
+ * room ({@link #mostPerClaim()}), claims that many, books each in {@link Claims}, and when the bucket has no more ready jobs, blocks on the
  * bucket's {@link ReadySignal} until a script signals ready work or the wait passes. Only this thread
  * waits on the signal's connection and only it closes it; a stop ends the wait by signalling the bucket.
  * A signal taken while the container has no room is passed on, so that another consumer (in this
@@ -53,7 +53,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	private final Claims claims;
 
-	private final int mostPerClaim;
+	/** The topic's buckets, among which the container's room is shared. */
+	private final int buckets;
 
 	private final long longestPauseMillis;
 
@@ -92,13 +93,13 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
-	BucketFetcher(DelayQueue queue, String topic, int bucket, JobPolicy policy, Claims claims, int mostPerClaim) {
+	BucketFetcher(DelayQueue queue, String topic, int bucket, JobPolicy policy, Claims claims, int buckets) {
 		this.queue = queue;
 		this.topic = topic;
 		this.bucket = bucket;
 		this.policy = policy;
 		this.claims = claims;
-		this.mostPerClaim = mostPerClaim;
+		this.buckets = buckets;
 		this.longestPauseMillis = queue.options().maxWait().toMillis();
 		this.signal = queue.readySignal(topic, bucket);
 		this.thread = new Thread(this, "delay-queue-" + topic + "-fetch-" + bucket);
@@ -212,7 +213,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	}
 
 	/**
-	 * Claims as many jobs as the container has room for, up to {@code mostPerClaim}, waiting for room for at
+	 * Claims as many jobs as the container has room for, up to {@link #mostPerClaim()}, waiting for room for at
 	 * least one. Returns whether ready jobs are left to claim now: not when the topic's pause or rate limit held
 	 * the claim back. A paused fetcher then waits for its signal, which a resume sets; one held back by the rate
 	 * limit sleeps until the next token (on a local timer: Redis times out a blocking wait only as finely as its
@@ -223,7 +224,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		int room = this.roomForSignal;
 		this.roomForSignal = 0;
 		if (room == 0) {
-			room = this.claims.takeRoom(this.mostPerClaim);
+			room = this.claims.takeRoom(mostPerClaim());
 		}
 		if (room == 0) {
 			this.running = false; // the container stops
@@ -250,7 +251,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	/**
 	 * Claims in the places of claims the completer ends, while the bucket has a backlog: {@code finishAndClaim}
 	 * finishes their jobs and claims the next ones in one call, ending those claims with their places passed on
-	 * ({@link Claims#end(Claim, ClaimOutcome, boolean)}) as far as the bucket's share of the room ({@code mostPerClaim}) allows
+	 * ({@link Claims#end(Claim, ClaimOutcome, boolean)}) as far as the bucket's share of the room ({@link #mostPerClaim()}) allows
 	 * and given back beyond it, so that a bucket with a backlog keeps no more places than a claim of its own
 	 * takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
 	 * due claim, so that a stop waits for it.
@@ -265,7 +266,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		this.dueClaim.lock();
 		try {
 			int heldAfter = this.claims.heldIn(this.bucket) - places;
-			int passing = Math.min(places, this.mostPerClaim - heldAfter);
+			int passing = Math.min(places, mostPerClaim() - heldAfter);
 			if (!this.running || this.failing || passing <= 0) {
 				return false;
 			}
@@ -290,7 +291,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	public boolean claimDue(Claim claim) {
 		this.dueClaim.lock();
 		try {
-			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(mostPerClaim()) : 0;
 			if (room == 0) {
 				return false;
 			}
@@ -335,7 +336,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		if (!this.signal.await()) {
 			return;
 		}
-		int room = this.running ? this.claims.tryTakeRoom(this.mostPerClaim) : 0;
+		int room = this.running ? this.claims.tryTakeRoom(mostPerClaim()) : 0;
 		if (room == 0) {
 			this.signal.signal();
 			return;
@@ -360,8 +361,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	}
 
-	static int mostPerClaim(int capacity, int buckets) {
-		return Math.max(1, (capacity + buckets - 1) / buckets);
+	/**
+	 * Returns the bucket's share of the container's room as it is now (it grows and shrinks with the jobs
+	 * claimed ahead, see {@link ClaimAhead}): the most one claim of this bucket takes.
+	 */
+	private int mostPerClaim() {
+		return Math.max(1, (this.claims.capacity() + this.buckets - 1) / this.buckets);
 	}
 
 }

@@ -37,6 +37,8 @@ final class Claims {
 
 	private final String topic;
 
+	private final ClaimAhead claimAhead;
+
 	private final Room room;
 
 	private final BlockingQueue<Claim> waiting = new LinkedBlockingQueue<>();
@@ -53,10 +55,12 @@ final class Claims {
 	/** Guarded by this: whether claims are still queued for workers. */
 	private boolean open = true;
 
-	Claims(DelayQueue queue, String topic, int capacity, AtomicLong claimed, Map<ClaimOutcome, AtomicLong> ended) {
+	Claims(DelayQueue queue, String topic, ClaimAhead claimAhead, AtomicLong claimed,
+			Map<ClaimOutcome, AtomicLong> ended) {
 		this.queue = queue;
 		this.topic = topic;
-		this.room = new Room(capacity);
+		this.claimAhead = claimAhead;
+		this.room = claimAhead.room();
 		this.claimed = claimed;
 		this.ended = ended;
 	}
@@ -74,6 +78,7 @@ final class Claims {
 	 * @return the room taken, or 0 once the container stops
 	 */
 	int takeRoom(int most) throws InterruptedException {
+		this.claimAhead.roomWanted(System.nanoTime());
 		return this.room.take(most);
 	}
 
@@ -91,7 +96,15 @@ final class Claims {
 	 * @return the room taken, 0 when none is free or the container stops
 	 */
 	int tryTakeRoom(int most) {
+		this.claimAhead.roomWanted(System.nanoTime());
 		return this.room.tryTake(most);
+	}
+
+	/**
+	 * Returns the places the container has now: its concurrency and the jobs it claims ahead.
+	 */
+	int capacity() {
+		return this.room.capacity();
 	}
 
 	/**
@@ -119,7 +132,11 @@ final class Claims {
 	 */
 	Claim nextWaiting() throws InterruptedException {
 		Claim claim = this.waiting.take();
-		return (claim != NO_MORE_WORK) ? claim : null;
+		if (claim == NO_MORE_WORK) {
+			return null;
+		}
+		this.claimAhead.jobStarted(System.nanoTime());
+		return claim;
 	}
 
 	/**

@@ -79,11 +79,13 @@ public final class ContainerOptions {
 	}
 
 	/**
-	 * Returns how many claimed jobs may wait for a free worker, beyond those running: the concurrency
-	 * unless set otherwise.
+	 * Returns how many claimed jobs may wait for a free worker, beyond those running, or {@code null} (the
+	 * default) when the container sizes that itself as it runs: as many jobs as its workers started in the
+	 * last {@value ClaimAhead#HORIZON_MILLIS} ms, from the concurrency up to {@value ClaimAhead#MOST} (or the
+	 * concurrency, when that is more).
 	 */
-	public int prefetch() {
-		return (this.prefetch != null) ? this.prefetch : this.concurrency;
+	public Integer prefetch() {
+		return this.prefetch;
 	}
 
 	/**
@@ -170,11 +172,15 @@ public final class ContainerOptions {
 
 		/**
 		 * Sets how many claimed jobs may wait for a free worker, beyond the {@code concurrency} running:
-		 * claiming ahead while every worker is busy lets one claim take many jobs, which is what lets a
-		 * container drain a backlog fast. A job's lease runs from its claim, so one that waited for a
-		 * worker over a tenth of its TTR has its lease renewed to a full TTR as its handler starts (one
-		 * {@code extend} call); a stopping container hands waiting jobs straight back. {@code 0} claims
-		 * only for free workers; {@code null} (the default) means as many as the concurrency.
+		 * claiming ahead while every worker is busy lets one claim take many jobs, and keeps the workers busy
+		 * while the next claim is on its way, which is what lets a container drain a backlog fast. A job's
+		 * lease runs from its claim, so one that waited for a worker over a tenth of its TTR has its lease
+		 * renewed to a full TTR as its handler starts (one {@code extend} call); a stopping container hands
+		 * waiting jobs straight back. {@code 0} claims only for free workers. {@code null} (the default) lets
+		 * the container size it as it runs: as many jobs as its workers started in the last
+		 * {@value ClaimAhead#HORIZON_MILLIS} ms, never fewer than the concurrency nor more than
+		 * {@value ClaimAhead#MOST} (or the concurrency, when that is more), so that a job claimed ahead waits
+		 * about that long whatever its handler's pace.
 		 */
 		public Builder prefetch(Integer prefetch) {
 			if (prefetch != null && prefetch < 0) {

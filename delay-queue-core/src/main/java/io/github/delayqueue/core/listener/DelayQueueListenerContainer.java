@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * Consumes one topic: runs up to {@code concurrency} jobs at once through a {@link JobHandler}. One
  * {@link BucketFetcher} per bucket claims jobs while the container has room and otherwise blocks in Redis
  * until work is signalled; {@code concurrency} {@link Worker}s run the handlers; a {@link JobCompleter}
- * finishes returned jobs in batches. While every worker is busy, the fetchers claim up to
- * {@link ContainerOptions#prefetch() prefetch} more jobs to wait for one, so a backlog goes in large claims.
+ * finishes returned jobs in batches. While every worker is busy, the fetchers claim more jobs to wait for one,
+ * so a backlog goes in large claims: as many as the workers start in a few milliseconds ({@link ClaimAhead}),
+ * or a fixed {@link ContainerOptions#prefetch() prefetch}.
  * The container also polls its topic (see {@link DelayQueue#startPolling(String)}) while it runs.
  *
  * <p>{@link #stop()} stops claiming at once and hands the jobs waiting for a worker straight back to ready,
@@ -155,14 +156,15 @@ public class DelayQueueListenerContainer {
 		boolean warm = this.queue.warmUp(this.topic);
 		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
-		int capacity = concurrency + this.options.prefetch();
-		Claims claims = new Claims(this.queue, this.topic, capacity, this.claimed, this.ended);
+		Integer prefetch = this.options.prefetch();
+		ClaimAhead claimAhead = (prefetch != null) ? ClaimAhead.fixed(concurrency, prefetch)
+				: ClaimAhead.adaptive(concurrency, System.nanoTime());
+		Claims claims = new Claims(this.queue, this.topic, claimAhead, this.claimed, this.ended);
 		this.claims = claims;
-		int mostPerClaim = BucketFetcher.mostPerClaim(capacity, buckets);
 		// made before they start, as the completer claims through them (a fetcher opens its connection as it runs)
 		List<BucketFetcher> fetchers = IntStream.range(0, buckets)
 			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
-					mostPerClaim))
+					buckets))
 			.toList();
 		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets,
 				fetchers::get);

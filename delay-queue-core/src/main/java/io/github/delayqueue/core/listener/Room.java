@@ -1,23 +1,23 @@
 package io.github.delayqueue.core.listener;
 
 /**
- * The places a container has for claimed jobs: its concurrency plus its prefetch. A fetcher takes places
- * before it claims and gives back those its claim did not fill; each claimed job then holds one place
- * until its claim ends, and whoever ends the claim gives the place back, or passes it to a job claimed in
- * the same call as that end ({@link Claims#end(Claim, ClaimOutcome, boolean)}). Giving back more than was taken is a bug and
- * fails loudly rather than silently growing the container.
+ * The places a container has for claimed jobs: its concurrency plus its prefetch, which may change as it
+ * runs ({@link #resize}, see {@link ClaimAhead}). A fetcher takes places before it claims and gives back
+ * those its claim did not fill; each claimed job then holds one place until its claim ends, and whoever ends
+ * the claim gives the place back, or passes it to a job claimed in the same call as that end
+ * ({@link Claims#end(Claim, ClaimOutcome, boolean)}). Giving back more than was taken is a bug and fails
+ * loudly rather than silently growing the container.
  */
 final class Room {
 
-	private final int capacity;
+	private int capacity;
 
-	private int free;
+	private int taken;
 
 	private boolean closed;
 
 	Room(int capacity) {
 		this.capacity = capacity;
-		this.free = capacity;
 	}
 
 	/**
@@ -25,15 +25,10 @@ final class Room {
 	 * @return the places taken, or 0 once the room is closed
 	 */
 	synchronized int take(int most) throws InterruptedException {
-		while (this.free == 0 && !this.closed) {
+		while (this.taken >= this.capacity && !this.closed) {
 			wait();
 		}
-		if (this.closed) {
-			return 0;
-		}
-		int taken = Math.min(most, this.free);
-		this.free -= taken;
-		return taken;
+		return tryTake(most);
 	}
 
 	/**
@@ -44,18 +39,33 @@ final class Room {
 		if (this.closed) {
 			return 0;
 		}
-		int taken = Math.min(most, this.free);
-		this.free -= taken;
+		int taken = Math.max(0, Math.min(most, this.capacity - this.taken));
+		this.taken += taken;
 		return taken;
 	}
 
 	synchronized void giveBack(int places) {
-		if (places < 0 || this.free + places > this.capacity) {
-			throw new IllegalStateException("Giving back " + places + " place(s) with " + this.free + " of "
-					+ this.capacity + " free: a claim's place was given back twice");
+		if (places < 0 || places > this.taken) {
+			throw new IllegalStateException("Giving back " + places + " place(s) with " + this.taken + " taken: a "
+					+ "claim's place was given back twice");
 		}
-		this.free += places;
+		this.taken -= places;
 		notifyAll();
+	}
+
+	/**
+	 * Sets how many places the room has. Places taken beyond a smaller capacity stay taken until they are
+	 * given back; none is taken again until fewer than the new capacity are.
+	 */
+	synchronized void resize(int capacity) {
+		if (capacity > this.capacity) {
+			notifyAll();
+		}
+		this.capacity = capacity;
+	}
+
+	synchronized int capacity() {
+		return this.capacity;
 	}
 
 	/**

@@ -62,4 +62,29 @@ class RoomUnitTests {
 		assertThatIllegalStateException().isThrownBy(() -> room.giveBack(1)).withMessageContaining("twice");
 	}
 
+	@Test
+	void growingWakesAWaitAndShrinkingTakesNothingUntilFewerAreTaken() throws Exception {
+		Room room = new Room(2);
+		assertThat(room.take(2)).isEqualTo(2);
+		CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
+			try {
+				return room.take(5);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+
+		room.resize(5);
+
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(3);
+		room.resize(2);
+		room.giveBack(2);
+		assertThat(room.tryTake(1)).as("3 taken of 2").isZero();
+		room.giveBack(2);
+		assertThat(room.tryTake(5)).as("1 taken of 2").isEqualTo(1);
+		room.giveBack(2);
+		assertThatIllegalStateException().isThrownBy(() -> room.giveBack(1)).withMessageContaining("twice");
+	}
+
 }

@@ -516,8 +516,9 @@ public class DelayQueueProperties {
 		/**
 		 * Number of claimed jobs a listener may hold waiting for a free worker while all of its workers are
 		 * busy, so that a backlog is drained in large claims. One that waited over a tenth of its TTR gets
-		 * a full TTR again as its handler starts. Defaults to the listener's concurrency; 0 claims only for
-		 * free workers.
+		 * a full TTR again as its handler starts. Unset, the listener sizes it as it runs: as many jobs as
+		 * its workers started in the last 10 ms, from its concurrency up to 256. 0 claims only for free
+		 * workers.
 		 */
 		private Integer prefetch;
 

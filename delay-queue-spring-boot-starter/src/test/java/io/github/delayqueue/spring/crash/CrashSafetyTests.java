@@ -197,7 +197,8 @@ class CrashSafetyTests {
 
 	/**
 	 * How a consumer application runs: whether its handlers hold their jobs until the JVM dies, its
-	 * concurrency (and so its prefetch), and how long a handler takes otherwise.
+	 * concurrency (and so its prefetch, which handlers of 50 ms or more keep at the concurrency), and how long
+	 * a handler takes otherwise.
 	 */
 	private record Settings(boolean hold, int concurrency, long handlerMillis) {
 	}
