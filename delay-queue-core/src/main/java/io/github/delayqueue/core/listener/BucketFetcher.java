@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Claims one bucket's ready jobs for a container: takes room for up to its bucket's share of the container's
- * room ({@link #mostPerClaim()}), claims that many, books each in {@link Claims}, and when the bucket has no more ready jobs, blocks on the
- * bucket's {@link ReadySignal} until a script signals ready work or the wait passes. Only this thread
+ * room (its places over the topic's buckets, rounded up), claims that many, books each in {@link Claims}, and
+ * when the bucket has no more ready jobs, blocks on the bucket's {@link ReadySignal} until a script signals
+ * ready work or the wait passes. Only this thread
  * waits on the signal's connection and only it closes it; a stop ends the wait by signalling the bucket.
  * A signal taken while the container has no room is passed on, so that another consumer (in this
  * instance or another) that can use it wakes instead. After a failed call it takes no room until Redis
@@ -213,7 +214,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	}
 
 	/**
-	 * Claims as many jobs as the container has room for, up to {@link #mostPerClaim()}, waiting for room for at
+	 * Claims as many jobs as the container has room for, up to the bucket's share, waiting for room for at
 	 * least one. Returns whether ready jobs are left to claim now: not when the topic's pause or rate limit held
 	 * the claim back. A paused fetcher then waits for its signal, which a resume sets; one held back by the rate
 	 * limit sleeps until the next token (on a local timer: Redis times out a blocking wait only as finely as its
@@ -224,7 +225,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		int room = this.roomForSignal;
 		this.roomForSignal = 0;
 		if (room == 0) {
-			room = this.claims.takeRoom(mostPerClaim());
+			room = this.claims.takeRoom(this.buckets);
 		}
 		if (room == 0) {
 			this.running = false; // the container stops
@@ -291,7 +292,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	public boolean claimDue(Claim claim) {
 		this.dueClaim.lock();
 		try {
-			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(mostPerClaim()) : 0;
+			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.buckets) : 0;
 			if (room == 0) {
 				return false;
 			}
@@ -336,7 +337,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		if (!this.signal.await()) {
 			return;
 		}
-		int room = this.running ? this.claims.tryTakeRoom(mostPerClaim()) : 0;
+		int room = this.running ? this.claims.tryTakeRoom(this.buckets) : 0;
 		if (room == 0) {
 			this.signal.signal();
 			return;
@@ -363,7 +364,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	/**
 	 * Returns the bucket's share of the container's room as it is now (it grows and shrinks with the jobs
-	 * claimed ahead, see {@link ClaimAhead}): the most one claim of this bucket takes.
+	 * claimed ahead, see {@link ClaimAhead}): the most one claim of this bucket takes, as
+	 * {@link Room#tryTakeShare} reckons it.
 	 */
 	private int mostPerClaim() {
 		return Math.max(1, (this.claims.capacity() + this.buckets - 1) / this.buckets);

@@ -17,8 +17,9 @@ import io.github.delayqueue.core.ReservedJob;
  * <li>{@code PREPARING}: a worker took it and renews its lease before running it;</li>
  * <li>{@code RUNNING}: its handler runs on {@link #worker()};</li>
  * <li>{@code SETTLING}: its outcome is being recorded in Redis by the one party that moved it here: the
- * worker whose handler ended (and then the completer it hands the claim to), or a stop that took the
- * claim over from a worker that had not finished by the shutdown timeout;</li>
+ * worker whose handler ended (and then the completer it hands the claim to), a stop that took the
+ * claim over from a worker that had not finished by the shutdown timeout, or a worker handing back claims
+ * still waiting beyond what the container claims ahead now ({@link #withdraw()});</li>
  * <li>{@code ENDED}: finished, failed, handed back, lease lost or left to expire, recorded once in
  * {@link Claims#end}.</li>
  * </ol>
@@ -82,6 +83,15 @@ final class Claim {
 	 */
 	boolean start() {
 		return this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
+	}
+
+	/**
+	 * Takes a claim just taken from the queue of claims waiting for a worker, to hand it back unrun, so that a
+	 * stop past its shutdown timeout leaves it to its taker.
+	 * @return whether it was still waiting; {@code false} when someone else owns it
+	 */
+	boolean withdraw() {
+		return this.stage.compareAndSet(Stage.WAITING, Stage.SETTLING);
 	}
 
 	/**

@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  * (the first start or room taken after it), its count, scaled to {@value #HORIZON_MILLIS} ms when it ran
  * longer, sizes the room until the next one ends. A container that starts nothing for a while falls back to
  * the fewest at the next room it takes, so a burst after a quiet spell is claimed no further ahead than slow
- * jobs would be, until its first window shows its pace.
+ * jobs would be, until its first window shows its pace. Workers that slow down all at once (a database that
+ * stalls) leave jobs claimed at the earlier pace waiting: once one of them has waited over
+ * {@value #STRANDED_MILLIS} ms, those beyond what is claimed ahead now are handed back to ready
+ * ({@link Claims#nextWaiting()}).
  */
 final class ClaimAhead {
 
@@ -26,6 +29,14 @@ final class ClaimAhead {
 	static final int MOST = 256;
 
 	private static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(HORIZON_MILLIS);
+
+	/**
+	 * How long a job claimed ahead waits for a worker before the jobs waiting beyond what is claimed ahead
+	 * now are handed back ({@link Claims#nextWaiting()}): the workers slowed down since they were claimed.
+	 */
+	static final long STRANDED_MILLIS = 1000;
+
+	static final long STRANDED_NANOS = TimeUnit.MILLISECONDS.toNanos(STRANDED_MILLIS);
 
 	private final Room room;
 

@@ -5,9 +5,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongBinaryOperator;
@@ -41,7 +41,8 @@ final class Claims {
 
 	private final Room room;
 
-	private final BlockingQueue<Claim> waiting = new LinkedBlockingQueue<>();
+	/** Claims waiting for a worker, oldest first. */
+	private final BlockingDeque<Claim> waiting = new LinkedBlockingDeque<>();
 
 	private final Set<Claim> held = ConcurrentHashMap.newKeySet();
 
@@ -74,12 +75,13 @@ final class Claims {
 	}
 
 	/**
-	 * Waits for room for at least one job and takes room for up to {@code most}, for a claim.
+	 * Waits for room for at least one job and takes room for up to one bucket's share of the room (its places
+	 * over {@code buckets}, rounded up), for a claim.
 	 * @return the room taken, or 0 once the container stops
 	 */
-	int takeRoom(int most) throws InterruptedException {
+	int takeRoom(int buckets) throws InterruptedException {
 		this.claimAhead.roomWanted(System.nanoTime());
-		return this.room.take(most);
+		return this.room.takeShare(buckets);
 	}
 
 	/**
@@ -92,12 +94,12 @@ final class Claims {
 	}
 
 	/**
-	 * Takes room for up to {@code most} jobs if there is any free, without waiting.
+	 * Takes room for up to one bucket's share of the room if there is any free, without waiting.
 	 * @return the room taken, 0 when none is free or the container stops
 	 */
-	int tryTakeRoom(int most) {
+	int tryTakeRoom(int buckets) {
 		this.claimAhead.roomWanted(System.nanoTime());
-		return this.room.tryTake(most);
+		return this.room.tryTakeShare(buckets);
 	}
 
 	/**
@@ -127,7 +129,11 @@ final class Claims {
 	}
 
 	/**
-	 * Takes the next claim waiting for a worker, waiting for one; the caller owns it.
+	 * Takes the next claim waiting for a worker, waiting for one; the caller owns it. When that claim waited
+	 * for a worker over {@value ClaimAhead#STRANDED_MILLIS} ms, the workers slowed down since it was claimed:
+	 * the claims waiting beyond what is claimed ahead now are handed back to ready first, on the caller's
+	 * thread, for any consumer to take, rather than wait here for workers that no longer keep the pace they
+	 * were claimed for.
 	 * @return the claim, or {@code null} when the container stops
 	 */
 	Claim nextWaiting() throws InterruptedException {
@@ -135,8 +141,35 @@ final class Claims {
 		if (claim == NO_MORE_WORK) {
 			return null;
 		}
-		this.claimAhead.jobStarted(System.nanoTime());
+		long now = System.nanoTime();
+		this.claimAhead.jobStarted(now);
+		if (now - claim.job().claimedNanos() > ClaimAhead.STRANDED_NANOS) {
+			handBackBeyondClaimAhead();
+		}
 		return claim;
+	}
+
+	/**
+	 * Hands back the newest claims waiting for a worker while more wait than are claimed ahead now.
+	 */
+	private void handBackBeyondClaimAhead() {
+		int ahead = this.claimAhead.ahead();
+		List<Claim> beyond = new ArrayList<>();
+		synchronized (this) {
+			// open, so no NO_MORE_WORK is queued: those come after close()
+			while (this.open && this.waiting.size() > ahead) {
+				Claim newest = this.waiting.pollLast();
+				if (newest.withdraw()) {
+					beyond.add(newest);
+				}
+			}
+		}
+		if (!beyond.isEmpty()) {
+			logger.info("Handing {} job(s) of topic \"{}\" back to ready: claimed ahead for workers that have since "
+					+ "slowed down, they waited over {} ms for one", beyond.size(), this.topic,
+					ClaimAhead.STRANDED_MILLIS);
+			handBackAll(beyond, "claimed ahead for workers that have since slowed down");
+		}
 	}
 
 	/**

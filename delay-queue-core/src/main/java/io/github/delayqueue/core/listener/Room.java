@@ -21,25 +21,28 @@ final class Room {
 	}
 
 	/**
-	 * Waits for at least one free place and takes up to {@code most}.
+	 * Waits for at least one free place and takes up to one share of the room, as {@link #tryTakeShare} does.
 	 * @return the places taken, or 0 once the room is closed
 	 */
-	synchronized int take(int most) throws InterruptedException {
+	synchronized int takeShare(int shares) throws InterruptedException {
 		while (this.taken >= this.capacity && !this.closed) {
 			wait();
 		}
-		return tryTake(most);
+		return tryTakeShare(shares);
 	}
 
 	/**
-	 * Takes up to {@code most} free places without waiting.
+	 * Takes free places, without waiting, up to one share of the room as it is now: its capacity over
+	 * {@code shares}, rounded up (a fetcher's bucket's share of its container's room, so that a bucket whose
+	 * Redis node hangs cannot hold every place).
 	 * @return the places taken, 0 when none is free or the room is closed
 	 */
-	synchronized int tryTake(int most) {
+	synchronized int tryTakeShare(int shares) {
 		if (this.closed) {
 			return 0;
 		}
-		int taken = Math.max(0, Math.min(most, this.capacity - this.taken));
+		int share = Math.max(1, (this.capacity + shares - 1) / shares);
+		int taken = Math.max(0, Math.min(share, this.capacity - this.taken));
 		this.taken += taken;
 		return taken;
 	}

@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.listener;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -7,56 +8,50 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
- * The room of a container: places taken and given back, never more given back than taken.
+ * The room of a container: places taken a bucket's share at a time and given back, never more given back than
+ * taken, and a capacity that grows and shrinks.
  */
 class RoomUnitTests {
 
 	@Test
-	void takesUpToWhatIsFreeAndWaitsWhenNothingIs() throws Exception {
-		Room room = new Room(3);
-		assertThat(room.take(2)).isEqualTo(2);
-		assertThat(room.tryTake(5)).isEqualTo(1);
-		assertThat(room.tryTake(1)).isZero();
-		CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
-			try {
-				return room.take(2);
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
+	void takesUpToAShareOfWhatIsFreeAndWaitsWhenNothingIs() throws Exception {
+		Room room = new Room(4);
+		assertThat(room.takeShare(2)).as("half of 4").isEqualTo(2);
+		assertThat(room.tryTakeShare(1)).as("all of 4, 2 of them free").isEqualTo(2);
+		assertThat(room.tryTakeShare(1)).isZero();
+		Waiter waiter = Waiter.start(room, 1);
 
 		room.giveBack(1);
 
-		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(waiter.taken()).isEqualTo(1);
+	}
+
+	@Test
+	void aShareIsRoundedUpAndAtLeastOnePlace() throws Exception {
+		assertThat(new Room(5).tryTakeShare(2)).isEqualTo(3);
+		assertThat(new Room(2).tryTakeShare(8)).isEqualTo(1);
 	}
 
 	@Test
 	void closingEndsAWaitWithNothingTakenAndStillTakesPlacesBack() throws Exception {
 		Room room = new Room(1);
-		assertThat(room.take(1)).isEqualTo(1);
-		CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
-			try {
-				return room.take(1);
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
+		assertThat(room.takeShare(1)).isEqualTo(1);
+		Waiter waiter = Waiter.start(room, 1);
 
 		room.close();
 
-		assertThat(waiting.get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(waiter.taken()).isZero();
 		room.giveBack(1);
-		assertThat(room.tryTake(1)).as("nothing is taken from a closed room").isZero();
+		assertThat(room.tryTakeShare(1)).as("nothing is taken from a closed room").isZero();
 	}
 
 	@Test
 	void givingBackMoreThanWasTakenFailsLoudly() throws Exception {
 		Room room = new Room(2);
-		assertThat(room.take(1)).isEqualTo(1);
+		assertThat(room.takeShare(2)).isEqualTo(1);
 		room.giveBack(1);
 
 		assertThatIllegalStateException().isThrownBy(() -> room.giveBack(1)).withMessageContaining("twice");
@@ -65,26 +60,55 @@ class RoomUnitTests {
 	@Test
 	void growingWakesAWaitAndShrinkingTakesNothingUntilFewerAreTaken() throws Exception {
 		Room room = new Room(2);
-		assertThat(room.take(2)).isEqualTo(2);
-		CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> {
-			try {
-				return room.take(5);
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
+		assertThat(room.takeShare(1)).isEqualTo(2);
+		Waiter waiter = Waiter.start(room, 1);
 
 		room.resize(5);
 
-		assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(3);
+		assertThat(waiter.taken()).isEqualTo(3);
 		room.resize(2);
 		room.giveBack(2);
-		assertThat(room.tryTake(1)).as("3 taken of 2").isZero();
+		assertThat(room.tryTakeShare(1)).as("3 taken of 2").isZero();
 		room.giveBack(2);
-		assertThat(room.tryTake(5)).as("1 taken of 2").isEqualTo(1);
+		assertThat(room.tryTakeShare(1)).as("1 taken of 2").isEqualTo(1);
 		room.giveBack(2);
 		assertThatIllegalStateException().isThrownBy(() -> room.giveBack(1)).withMessageContaining("twice");
+	}
+
+	@Test
+	void aShareFollowsTheCapacityAsItIsWhenTaken() throws Exception {
+		Room room = new Room(264);
+		room.resize(16);
+
+		assertThat(room.tryTakeShare(8)).as("one of 8 buckets' share of 16 places").isEqualTo(2);
+	}
+
+	/**
+	 * A thread waiting in {@link Room#takeShare}, started and seen waiting before the test goes on, so that
+	 * what the test does next is what ends the wait.
+	 */
+	private record Waiter(Thread thread, CompletableFuture<Integer> result) {
+
+		static Waiter start(Room room, int shares) {
+			CompletableFuture<Integer> result = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				try {
+					result.complete(room.takeShare(shares));
+				}
+				catch (Throwable ex) {
+					result.completeExceptionally(ex);
+				}
+			}, "room-waiter");
+			thread.setDaemon(true);
+			thread.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> thread.getState() == Thread.State.WAITING);
+			return new Waiter(thread, result);
+		}
+
+		int taken() throws Exception {
+			return this.result.get(10, TimeUnit.SECONDS);
+		}
+
 	}
 
 }
