@@ -104,6 +104,13 @@ final class Context {
 	}
 
 	/**
+	 * Opens delay-queue with topics of {@code buckets} buckets each, where {@link #open} gives them one.
+	 */
+	QueueUnderTest openDelayQueue(int buckets) {
+		return new DelayQueueUnderTest(this.host, this.port, buckets);
+	}
+
+	/**
 	 * Opens another connection of the benchmark's own, apart from {@link #admin()}.
 	 */
 	RedisAdmin connectAdmin() {

@@ -33,11 +33,18 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 	private final DelayQueue queue;
 
 	DelayQueueUnderTest(String host, int port) {
+		this(host, port, 1);
+	}
+
+	/**
+	 * A queue whose topics have {@code buckets} buckets each (one is the default).
+	 */
+	DelayQueueUnderTest(String host, int port, int buckets) {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
 				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMinutes(2)).build());
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(KEY_PREFIX).build());
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(KEY_PREFIX).buckets(buckets).build());
 	}
 
 	@Override

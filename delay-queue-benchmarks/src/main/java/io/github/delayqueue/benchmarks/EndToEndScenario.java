@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 
 /**
  * Scenario 2, end-to-end throughput: a producer instance adds N jobs all due at one instant from
@@ -16,13 +17,19 @@ import java.util.concurrent.Future;
  * once they are due, a consumer instance with {@value #WORKERS} workers starts and drains them. The rate is
  * jobs delivered per second from the consumer's start to the last job's handler start; the ledger shows
  * each job was delivered exactly once. A side still draining after the cap is stopped and rated on the
- * jobs it delivered by then.
+ * jobs it delivered by then. delay-queue then drains the same jobs twice more in the same JVM, its code
+ * compiled by then (the first drain is a cold JVM's): from a topic of one bucket, as before, and from one of
+ * {@value #BUCKETS} buckets, which a hot topic is given: each bucket has a finish-and-claim call of its own
+ * under way, where one bucket has one at a time (Redisson's queue has no such setting).
  */
 final class EndToEndScenario {
 
 	static final int WORKERS = 8;
 
 	static final int PRODUCERS = 4;
+
+	/** Buckets of the topic in delay-queue's second drain. */
+	static final int BUCKETS = 2;
 
 	private final Context context;
 
@@ -34,13 +41,16 @@ final class EndToEndScenario {
 		Map<Side, Outcome> outcomes = new EnumMap<>(Side.class);
 		for (Side side : this.context.sides()) {
 			this.context.freshRedis();
-			Outcome outcome = drain(side);
+			Outcome outcome = drain(side, () -> this.context.open(side));
 			outcomes.put(side, outcome);
-			Context.log("  %-11s %,10.0f jobs/s  (%,d of %,d delivered in %.1f s, %d duplicated%s; added in %.1f s; "
-					+ "CPU per job: Redis %.1f us, JVM %.1f us)", side.label(), outcome.rate(), outcome.delivered(),
-					outcome.jobs(), outcome.seconds(), outcome.duplicated(), outcome.capped() ? ", stopped at the cap" : "",
-					outcome.addSeconds(), outcome.cpu().get("redisCpuMicrosPerJob"), outcome.cpu().get("jvmCpuMicrosPerJob"));
+			log(side.label(), outcome);
 		}
+		this.context.freshRedis();
+		Outcome warm = drain(Side.DELAY_QUEUE, () -> this.context.openDelayQueue(1));
+		log("delay-queue, warm, 1 bucket", warm);
+		this.context.freshRedis();
+		Outcome bucketed = drain(Side.DELAY_QUEUE, () -> this.context.openDelayQueue(BUCKETS));
+		log("delay-queue, warm, " + BUCKETS + " buckets", bucketed);
 		this.context.freshRedis();
 		if (this.context.settings().oursOnly()) {
 			return;
@@ -62,12 +72,32 @@ final class EndToEndScenario {
 					ours.rate() >= 50_000 && ours.delivered() == jobs && ours.duplicated() == 0)
 			.note(capNote(ours, redisson))
 			.details(details));
+		results.add(warmRow("endToEnd.throughputWarm", 1, warm, jobs));
+		results.add(warmRow("endToEnd.throughputWarmBuckets", BUCKETS, bucketed, jobs));
 		results.add(Row.of("endToEnd.exactlyOnce", "2 end-to-end", "jobs delivered exactly once", "jobs",
 				(double) (ours.delivered() - ours.duplicated()), (double) (redisson.delivered() - redisson.duplicated()))
 			.note(String.format("of %,d; duplicates: %d / %d", jobs, ours.duplicated(), redisson.duplicated())));
 		results.add(Row.of("endToEnd.latenessP99", "2 end-to-end", "burst lateness p99", "ms", ours.latenessP99Millis(),
 				redisson.latenessP99Millis())
 			.note("handler start minus due time; '-': over 1% of the jobs not delivered before the cap"));
+	}
+
+	private static Row warmRow(String key, int buckets, Outcome outcome, int jobs) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("buckets", buckets);
+		details.put("delayQueue", outcome.asMap());
+		return Row.of(key, "2 end-to-end", String.format("the same again, warm JVM, topic of %d bucket%s", buckets,
+				(buckets == 1) ? "" : "s"), "jobs/s", outcome.rate(), null)
+			.note(String.format("delay-queue only, after the drains above in the same JVM; %,d of %,d delivered, %d "
+					+ "duplicated", outcome.delivered(), jobs, outcome.duplicated()))
+			.details(details);
+	}
+
+	private static void log(String label, Outcome outcome) {
+		Context.log("  %-11s %,10.0f jobs/s  (%,d of %,d delivered in %.1f s, %d duplicated%s; added in %.1f s; "
+				+ "CPU per job: Redis %.1f us, JVM %.1f us)", label, outcome.rate(), outcome.delivered(), outcome.jobs(),
+				outcome.seconds(), outcome.duplicated(), outcome.capped() ? ", stopped at the cap" : "",
+				outcome.addSeconds(), outcome.cpu().get("redisCpuMicrosPerJob"), outcome.cpu().get("jvmCpuMicrosPerJob"));
 	}
 
 	private static String capNote(Outcome ours, Outcome redisson) {
@@ -82,7 +112,7 @@ final class EndToEndScenario {
 		return String.join("; ", notes);
 	}
 
-	private Outcome drain(Side side) {
+	private Outcome drain(Side side, Supplier<QueueUnderTest> open) {
 		Settings settings = this.context.settings();
 		int jobs = settings.endToEndJobs();
 		DeliveryLedger ledger = new DeliveryLedger(jobs);
@@ -92,7 +122,7 @@ final class EndToEndScenario {
 		// it measures), while adding goes on from PRODUCERS threads
 		double rate = this.context.batchedAddRate(side);
 		long dueAt = System.currentTimeMillis() + 500 + (long) (jobs / ((rate > 0) ? rate : 10_000) * 1000);
-		try (QueueUnderTest producer = this.context.open(side)) {
+		try (QueueUnderTest producer = open.get()) {
 			ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
 			try {
 				List<Future<?>> chunks = new ArrayList<>();
@@ -125,7 +155,7 @@ final class EndToEndScenario {
 		double addSeconds = Context.seconds(System.nanoTime() - addStart);
 		long addedAt = System.currentTimeMillis();
 		Context.sleepMillis(Math.max(0, dueAt - System.currentTimeMillis()) + 100);
-		try (QueueUnderTest consumer = this.context.open(side)) {
+		try (QueueUnderTest consumer = open.get()) {
 			CpuMeter cpu = CpuMeter.start(this.context.admin());
 			long start = System.nanoTime();
 			boolean all;
