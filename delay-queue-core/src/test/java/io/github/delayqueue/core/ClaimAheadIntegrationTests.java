@@ -115,6 +115,19 @@ class ClaimAheadIntegrationTests {
 	}
 
 	@Test
+	void slowJobsThatWaitOverASecondForAWorkerAreNotHandedBack() {
+		int jobs = 4;
+		add(jobs);
+		AtomicInteger mostHeld = new AtomicInteger();
+		start(ContainerOptions.builder().concurrency(1), mostHeld, (job) -> Thread.sleep(1_100));
+
+		await().atMost(Duration.ofMinutes(1)).until(() -> this.container.claimCounts().finished() == jobs);
+
+		assertThat(this.container.claimCounts().handedBack()).as("jobs handed back").isZero();
+		assertThat(mostHeld.get()).as("most claims held at once: 1 running and 1 waiting").isLessThanOrEqualTo(2);
+	}
+
+	@Test
 	void aFixedPrefetchIsKeptHoweverQuickTheJobs() {
 		int backlog = 5_000;
 		add(backlog);

@@ -19,7 +19,7 @@ import io.github.delayqueue.core.ReservedJob;
  * <li>{@code SETTLING}: its outcome is being recorded in Redis by the one party that moved it here: the
  * worker whose handler ended (and then the completer it hands the claim to), a stop that took the
  * claim over from a worker that had not finished by the shutdown timeout, or a worker handing back claims
- * still waiting beyond what the container claims ahead now ({@link #withdraw()});</li>
+ * still waiting beyond the places its container's room has now ({@link #withdraw()});</li>
  * <li>{@code ENDED}: finished, failed, handed back, lease lost or left to expire, recorded once in
  * {@link Claims#end}.</li>
  * </ol>

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * longer, sizes the room until the next one ends. A container that starts nothing for a while falls back to
  * the fewest at the next room it takes, so a burst after a quiet spell is claimed no further ahead than slow
  * jobs would be, until its first window shows its pace. Workers that slow down all at once (a database that
- * stalls) leave jobs claimed at the earlier pace waiting: once one of them has waited over
- * {@value #STRANDED_MILLIS} ms, those beyond what is claimed ahead now are handed back to ready
- * ({@link Claims#nextWaiting()}).
+ * stalls) leave jobs claimed at the earlier pace waiting in a room that has since shrunk: once one of them
+ * has waited over {@value #STRANDED_MILLIS} ms, as many as the container holds beyond its places now are
+ * handed back to ready ({@link Claims#nextWaiting()}).
  */
 final class ClaimAhead {
 
@@ -31,8 +31,9 @@ final class ClaimAhead {
 	private static final long HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(HORIZON_MILLIS);
 
 	/**
-	 * How long a job claimed ahead waits for a worker before the jobs waiting beyond what is claimed ahead
-	 * now are handed back ({@link Claims#nextWaiting()}): the workers slowed down since they were claimed.
+	 * How long a job claimed ahead waits for a worker before the jobs held beyond the room's places are
+	 * handed back ({@link Claims#nextWaiting()}): the workers slowed down since they were claimed. A wait,
+	 * not a window's count alone, so that one pause (a collection, a descheduled thread) hands nothing back.
 	 */
 	static final long STRANDED_MILLIS = 1000;
 

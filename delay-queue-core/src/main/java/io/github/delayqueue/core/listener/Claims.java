@@ -130,10 +130,11 @@ final class Claims {
 
 	/**
 	 * Takes the next claim waiting for a worker, waiting for one; the caller owns it. When that claim waited
-	 * for a worker over {@value ClaimAhead#STRANDED_MILLIS} ms, the workers slowed down since it was claimed:
-	 * the claims waiting beyond what is claimed ahead now are handed back to ready first, on the caller's
-	 * thread, for any consumer to take, rather than wait here for workers that no longer keep the pace they
-	 * were claimed for.
+	 * for a worker over {@value ClaimAhead#STRANDED_MILLIS} ms and the container holds more claims than its
+	 * room has places now, the room shrank as its workers slowed down: the newest claims waiting, as many as
+	 * it holds beyond its places, are handed back to ready first, on the caller's thread, for any consumer to
+	 * take, rather than wait here for workers that no longer keep the pace they were claimed for. A room that
+	 * never shrinks (a fixed prefetch) never holds more than its places, so hands nothing back.
 	 * @return the claim, or {@code null} when the container stops
 	 */
 	Claim nextWaiting() throws InterruptedException {
@@ -144,24 +145,27 @@ final class Claims {
 		long now = System.nanoTime();
 		this.claimAhead.jobStarted(now);
 		if (now - claim.job().claimedNanos() > ClaimAhead.STRANDED_NANOS) {
-			handBackBeyondClaimAhead();
+			handBackBeyondRoom();
 		}
 		return claim;
 	}
 
 	/**
-	 * Hands back the newest claims waiting for a worker while more wait than are claimed ahead now.
+	 * Hands back the newest claims waiting for a worker, as many as the container holds beyond its room's
+	 * places now.
 	 */
-	private void handBackBeyondClaimAhead() {
-		int ahead = this.claimAhead.ahead();
+	private void handBackBeyondRoom() {
 		List<Claim> beyond = new ArrayList<>();
 		synchronized (this) {
+			int excess = this.held.size() - this.room.capacity();
 			// open, so no NO_MORE_WORK is queued: those come after close()
-			while (this.open && this.waiting.size() > ahead) {
+			while (this.open && beyond.size() < excess && !this.waiting.isEmpty()) {
 				Claim newest = this.waiting.pollLast();
-				if (newest.withdraw()) {
-					beyond.add(newest);
+				if (!newest.withdraw()) {
+					this.waiting.offerLast(newest); // not met: a queued claim waits until its taker moves it
+					break;
 				}
+				beyond.add(newest);
 			}
 		}
 		if (!beyond.isEmpty()) {
