@@ -364,11 +364,10 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	/**
 	 * Returns the bucket's share of the container's room as it is now (it grows and shrinks with the jobs
-	 * claimed ahead, see {@link ClaimAhead}): the most one claim of this bucket takes, as
-	 * {@link Room#tryTakeShare} reckons it.
+	 * claimed ahead, see {@link ClaimAhead}): the most one claim of this bucket takes.
 	 */
 	private int mostPerClaim() {
-		return Math.max(1, (this.claims.capacity() + this.buckets - 1) / this.buckets);
+		return this.claims.share(this.buckets);
 	}
 
 }

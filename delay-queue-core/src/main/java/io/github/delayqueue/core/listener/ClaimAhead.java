@@ -53,14 +53,10 @@ final class ClaimAhead {
 	/** Guarded by this. */
 	private int startedInWindow;
 
-	/** Guarded by this: the jobs claimed ahead now. */
-	private int ahead;
-
 	private ClaimAhead(int concurrency, int fewest, int most, long nowNanos) {
 		this.concurrency = concurrency;
 		this.fewest = fewest;
 		this.most = most;
-		this.ahead = fewest;
 		this.windowStart = nowNanos;
 		this.room = new Room(concurrency + fewest);
 	}
@@ -111,10 +107,10 @@ final class ClaimAhead {
 	}
 
 	/**
-	 * Returns how many jobs are claimed ahead now.
+	 * Returns how many jobs are claimed ahead now: the room's places beyond the concurrency.
 	 */
-	synchronized int ahead() {
-		return this.ahead;
+	int ahead() {
+		return this.room.capacity() - this.concurrency;
 	}
 
 	private void endWindowIfOver(long nowNanos) {
@@ -126,10 +122,7 @@ final class ClaimAhead {
 		int ahead = (int) Math.max(this.fewest, Math.min(this.most, perHorizon));
 		this.windowStart = nowNanos;
 		this.startedInWindow = 0;
-		if (ahead != this.ahead) {
-			this.ahead = ahead;
-			this.room.resize(this.concurrency + ahead);
-		}
+		this.room.resize(this.concurrency + ahead);
 	}
 
 }

@@ -103,10 +103,11 @@ final class Claims {
 	}
 
 	/**
-	 * Returns the places the container has now: its concurrency and the jobs it claims ahead.
+	 * Returns one bucket's share of the room as it is now: its places over {@code buckets}, rounded up, as
+	 * {@link #takeRoom} and {@link #tryTakeRoom} take it.
 	 */
-	int capacity() {
-		return this.room.capacity();
+	int share(int buckets) {
+		return this.room.share(buckets);
 	}
 
 	/**

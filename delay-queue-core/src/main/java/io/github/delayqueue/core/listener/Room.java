@@ -41,8 +41,7 @@ final class Room {
 		if (this.closed) {
 			return 0;
 		}
-		int share = Math.max(1, (this.capacity + shares - 1) / shares);
-		int taken = Math.max(0, Math.min(share, this.capacity - this.taken));
+		int taken = Math.max(0, Math.min(share(shares), this.capacity - this.taken));
 		this.taken += taken;
 		return taken;
 	}
@@ -69,6 +68,13 @@ final class Room {
 
 	synchronized int capacity() {
 		return this.capacity;
+	}
+
+	/**
+	 * Returns one share of the room as it is now: its capacity over {@code shares}, rounded up, at least 1.
+	 */
+	synchronized int share(int shares) {
+		return Math.max(1, (this.capacity + shares - 1) / shares);
 	}
 
 	/**
