@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -168,6 +169,71 @@ class FinishAndClaimIntegrationTests {
 			.until(() -> this.container.claimCounts().held() == 8 && this.queue.stats(TOPIC).ready() == 1);
 		release.countDown();
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.container.claimCounts().finished() == backlog + 9);
+	}
+
+	@Test
+	void aContainerWorkingOffABacklogHasTwoFinishAndClaimCallsUnderWayPerBucketAndNoMore() throws Exception {
+		int backlog = 3_000;
+		addReady(IntStream.range(0, backlog).mapToObj((i) -> "job-" + i).toList());
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		// replies 10 ms late: workers finish the jobs claimed ahead while a call waits for its reply
+		try (ReplyDelayProxy proxy = new ReplyDelayProxy(this.server.host(), this.server.port(),
+				Duration.ofMillis(10))) {
+			LettuceConnectionFactory slow = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()));
+			slow.afterPropertiesSet();
+			slow.start();
+			try (CallsUnderWay consumer = new CallsUnderWay(slow,
+					DelayQueueOptions.builder().keyPrefix(this.prefix).buckets(2).build())) {
+				DelayQueueListenerContainer container = new DelayQueueListenerContainer(consumer, TOPIC,
+						(job) -> runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet(),
+						ContainerOptions.builder().concurrency(4).shutdownTimeout(Duration.ofSeconds(5)).build());
+				try {
+					container.start();
+					await().atMost(Duration.ofMinutes(1)).until(() -> container.claimCounts().finished() == backlog);
+				}
+				finally {
+					container.stop();
+				}
+				assertThat(runs).hasSize(backlog);
+				assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+				assertThat(consumer.most).as("most finish-and-claim calls under way at once in a bucket")
+					.containsExactly(2, 2);
+			}
+			finally {
+				slow.destroy();
+			}
+		}
+	}
+
+	/**
+	 * A queue that counts, per bucket, the most {@link DelayQueue#finishAndClaim} calls under way at once.
+	 */
+	private static final class CallsUnderWay extends DelayQueue {
+
+		private final AtomicInteger[] underWay = { new AtomicInteger(), new AtomicInteger() };
+
+		final int[] most = new int[2];
+
+		CallsUnderWay(LettuceConnectionFactory connectionFactory, DelayQueueOptions options) {
+			super(connectionFactory, options);
+		}
+
+		@Override
+		public FinishedAndClaimed finishAndClaim(String topic, int bucket, List<ReservedJob> finishing, int max,
+				JobPolicy policy) {
+			int now = this.underWay[bucket].incrementAndGet();
+			synchronized (this.most) {
+				this.most[bucket] = Math.max(this.most[bucket], now);
+			}
+			try {
+				return super.finishAndClaim(topic, bucket, finishing, max, policy);
+			}
+			finally {
+				this.underWay[bucket].decrementAndGet();
+			}
+		}
+
 	}
 
 	private void start(int concurrency, int prefetch, JobHandler handler) {

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.DelayQueue;
@@ -86,10 +86,11 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	private long rateLimitWaitMillis;
 
 	/**
-	 * Held while a claim made on another thread is under way: one the bucket's poller offered ({@link #claimDue})
-	 * or the completer's ({@link #claimInPlacesOf}), so that a stop waits for it as for the fetcher's own claim.
+	 * Its read lock is held by each claim under way on another thread: one the bucket's poller offered
+	 * ({@link #claimDue}) or the completer's ({@link #claimInPlacesOf}, two at once while the bucket has a
+	 * backlog). A stop takes its write lock, so waits until none is under way, as for the fetcher's own claim.
 	 */
-	private final ReentrantLock dueClaim = new ReentrantLock();
+	private final ReentrantReadWriteLock claimsOnOtherThreads = new ReentrantReadWriteLock();
 
 	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
 	private final CountDownLatch stopped = new CountDownLatch(1);
@@ -146,10 +147,11 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		boolean ended = !this.thread.isAlive();
 		// no claim starts on another thread once claiming stopped; one under way has booked or handed back its
 		// jobs when it ends
-		if (!this.dueClaim.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+		ReentrantReadWriteLock.WriteLock noneUnderWay = this.claimsOnOtherThreads.writeLock();
+		if (!noneUnderWay.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
 			return false;
 		}
-		this.dueClaim.unlock();
+		noneUnderWay.unlock();
 		return ended;
 	}
 
@@ -242,6 +244,14 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	}
 
 	/**
+	 * Whether the bucket had jobs left to claim at the last claim made for it: the completer then has two calls
+	 * under way for it rather than one ({@link JobCompleter}).
+	 */
+	boolean hasBacklog() {
+		return this.backlog;
+	}
+
+	/**
 	 * Whether a claim left ready jobs to claim at once: it took some, left more, and the topic's controls did
 	 * not hold it back.
 	 */
@@ -256,6 +266,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * and given back beyond it, so that a bucket with a backlog keeps no more places than a claim of its own
 	 * takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
 	 * due claim, so that a stop waits for it.
+	 * <p>Two such calls may be under way at once (the completer's lanes): each counts the other's claims as held
+	 * until that call ends them, so no more than the share is passed on, but for the moment between one call
+	 * ending its claims and booking the jobs it claimed, when the other may pass on as many places again. The
+	 * room's places are never exceeded (a call passes on no more places than it ends); the bucket's share may
+	 * be, for as long as its next call, which then passes fewer. The jobs of two calls are booked as their
+	 * replies come, so a later claim's may be booked first, as with the fetcher's own claims.
 	 * @return {@code false}, without calling {@code finishAndClaim}, when the bucket had no jobs left at its last
 	 * claim, holds its share already, or the fetcher stops or fails: the completer then finishes on its own,
 	 * giving the places back
@@ -264,7 +280,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		if (!this.backlog) {
 			return false;
 		}
-		this.dueClaim.lock();
+		this.claimsOnOtherThreads.readLock().lock();
 		try {
 			int heldAfter = this.claims.heldIn(this.bucket) - places;
 			int passing = Math.min(places, mostPerClaim() - heldAfter);
@@ -280,7 +296,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			return true;
 		}
 		finally {
-			this.dueClaim.unlock();
+			this.claimsOnOtherThreads.readLock().unlock();
 		}
 	}
 
@@ -290,7 +306,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 */
 	@Override
 	public boolean claimDue(Claim claim) {
-		this.dueClaim.lock();
+		this.claimsOnOtherThreads.readLock().lock();
 		try {
 			int room = (this.running && !this.failing) ? this.claims.tryTakeRoom(this.buckets) : 0;
 			if (room == 0) {
@@ -300,7 +316,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			return true;
 		}
 		finally {
-			this.dueClaim.unlock();
+			this.claimsOnOtherThreads.readLock().unlock();
 		}
 	}
 
