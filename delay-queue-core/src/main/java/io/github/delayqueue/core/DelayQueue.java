@@ -514,12 +514,7 @@ public class DelayQueue implements AutoCloseable {
 	 * each bucket on its own (see {@link #readySignal(String, int)}).
 	 */
 	public ClaimBatch claim(String topic, int bucket, int max, JobPolicy policy) {
-		return batchOf(claim(bucketAt(topic, bucket), max, policy));
-	}
-
-	private static ClaimBatch batchOf(ClaimResult claimed) {
-		return new ClaimBatch(claimed.jobs(), claimed.readyLeft(), claimed.paused(),
-				Duration.ofMillis(claimed.rateLimitWaitMillis()));
+		return claim(bucketAt(topic, bucket), max, policy).batch();
 	}
 
 	/**
@@ -546,13 +541,8 @@ public class DelayQueue implements AutoCloseable {
 		}
 		FinishAndClaimResult result = this.operations.finishAndClaim(keys, finishing,
 				Math.min(max, this.options.batchSize()), policy);
-		ClaimResult claimed = result.claimed();
-		claimTaken(keys, claimed);
-		List<Boolean> finished = new ArrayList<>(finishing.size());
-		for (long code : result.finishCodes()) {
-			finished.add(code > 0);
-		}
-		return new FinishedAndClaimed(finished, batchOf(claimed));
+		claimTaken(keys, result.claimed());
+		return result.finishedAndClaimed();
 	}
 
 	/**

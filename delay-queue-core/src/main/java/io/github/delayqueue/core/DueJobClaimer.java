@@ -30,6 +30,22 @@ public interface DueJobClaimer {
 
 		List<ReservedJob> claim(int max, JobPolicy policy);
 
+		/**
+		 * Finishes {@code finishing}, completed jobs of the bucket the consumer holds, as
+		 * {@link DelayQueue#finishAll} does, then claims as {@link #claim(int, JobPolicy)} does, in the same script
+		 * call, as {@link DelayQueue#finishAndClaim} does: a consumer whose jobs fall due one after another pays
+		 * one call for the job it completed and the next one. The claim a poller offers does; by default, with no
+		 * jobs to finish, this is {@link #claim(int, JobPolicy)}, its jobs left uncounted (0).
+		 * @param finishing at most {@value DelayQueue#MOST_FINISHED_WITH_A_CLAIM} jobs, all of the bucket
+		 * @throws UnsupportedOperationException by default, when there are jobs to finish
+		 */
+		default FinishedAndClaimed finishAndClaim(List<ReservedJob> finishing, int max, JobPolicy policy) {
+			if (!finishing.isEmpty()) {
+				throw new UnsupportedOperationException("This claim finishes no jobs");
+			}
+			return new FinishedAndClaimed(List.of(), new ClaimBatch(claim(max, policy), 0));
+		}
+
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -172,6 +173,43 @@ class FinishAndClaimIntegrationTests {
 	}
 
 	@Test
+	void theFinishOfAJobWaitsForTheClaimOfTheNextOneToFallDueAndAStopSendsTheLastAtOnce() {
+		logEveryCommand();
+		List<String> ids = bucketIds(0, 3);
+		String pacer = ids.get(0);
+		String first = ids.get(1);
+		String second = ids.get(2);
+		// no fetcher's claim after a wait of max-wait, which would carry a finish too
+		DelayQueueOptions options = DelayQueueOptions.builder()
+			.keyPrefix(this.prefix)
+			.buckets(2)
+			.maxWait(Duration.ofMinutes(1))
+			.build();
+		try (DelayQueue queue = new DelayQueue(this.connectionFactory, options)) {
+			List<String> ran = new CopyOnWriteArrayList<>();
+			this.container = new DelayQueueListenerContainer(queue, TOPIC, (job) -> ran.add(job.id()),
+					ContainerOptions.builder().finishWait(Duration.ofSeconds(1)).shutdownTimeout(Duration.ofSeconds(5)).build());
+			this.container.start();
+			// claims 300 ms apart: the first's finish waits (the claims before it came within the wait) for the
+			// second's claim, 700 ms within the wait however slow the machine
+			add(queue, pacer, Duration.ofMillis(300));
+			add(queue, first, Duration.ofMillis(600));
+			add(queue, second, Duration.ofMillis(900));
+
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> ran.size() == 3 && queue.find(TOPIC, first).isEmpty());
+			assertThat(ran).containsExactly(pacer, first, second);
+			this.container.stop();
+
+			assertThat(this.container.claimCounts().finished()).as("all finished as the container stopped")
+				.isEqualTo(3);
+			assertThat(queue.find(TOPIC, second)).isEmpty();
+		}
+		assertThat(scriptCallsFinishing(first)).as("calls that finished the first job").containsExactly("claim");
+		assertThat(scriptCallsFinishing(second)).as("calls that finished the last job").containsExactly("finish");
+	}
+
+	@Test
 	void aContainerWorkingOffABacklogHasTwoFinishAndClaimCallsUnderWayPerBucketAndNoMore() throws Exception {
 		int backlog = 3_000;
 		addReady(IntStream.range(0, backlog).mapToObj((i) -> "job-" + i).toList());
@@ -253,6 +291,10 @@ class FinishAndClaimIntegrationTests {
 		assertThat(this.queue.finishAll(jobs)).containsOnly(true);
 	}
 
+	private static void add(DelayQueue queue, String id, Duration delay) {
+		queue.add(Job.builder(TOPIC).id(id).payload("{}").delay(delay).build());
+	}
+
 	private static List<String> bucketIds(int bucket, int count) {
 		List<String> ids = new ArrayList<>();
 		for (int i = 0; ids.size() < count; i++) {
@@ -274,6 +316,37 @@ class FinishAndClaimIntegrationTests {
 			connection.execute("SLOWLOG", "RESET".getBytes(StandardCharsets.UTF_8));
 			return null;
 		});
+	}
+
+	/**
+	 * Returns the script calls in the slow log that finished job {@code id}, in order: "claim" for a claim script
+	 * call that carried its finish, "finish" for a finish script call (the one script called with 3 keys, the last
+	 * the bucket's reserved set, and then ids and lease tokens).
+	 */
+	private List<String> scriptCallsFinishing(String id) {
+		RedisClient client = RedisClient.create(this.server.uri());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			List<Object> entries = connection.sync().slowlogGet(100_000);
+			List<String> calls = new ArrayList<>();
+			for (int i = entries.size() - 1; i >= 0; i--) { // the slow log lists the newest first
+				List<?> words = (List<?>) ((List<?>) entries.get(i)).get(3);
+				if (!"EVALSHA".equalsIgnoreCase(String.valueOf(words.get(0)))) {
+					continue;
+				}
+				if ("11".equals(words.get(2)) && String.valueOf(words.get(13)).endsWith(":schedules")
+						&& words.subList(2 + 1 + 11 + 10, words.size()).contains(id)) {
+					calls.add("claim");
+				}
+				else if ("3".equals(words.get(2)) && String.valueOf(words.get(5)).endsWith(":reserved")
+						&& words.subList(2 + 1 + 3, words.size()).contains(id)) {
+					calls.add("finish");
+				}
+			}
+			return calls;
+		}
+		finally {
+			client.shutdown();
+		}
 	}
 
 	/**

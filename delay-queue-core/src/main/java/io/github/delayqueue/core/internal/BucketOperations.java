@@ -173,7 +173,17 @@ public final class BucketOperations {
 	 * ever handed back, so an interrupted wait would leave them leased until their TTR.
 	 */
 	public ClaimResult claimDue(BucketKeys keys, int max, JobPolicy policy) {
-		return claim(keys, max, policy, true, List.of()).claimed();
+		return finishAndClaimDue(keys, List.of(), max, policy).claimed();
+	}
+
+	/**
+	 * Finishes jobs of the bucket as {@link #finish(BucketKeys, List)} does, then claims for a poller as
+	 * {@link #claimDue} does, in one script call: a consumer whose jobs fall due one after another pays one call
+	 * for the job it completed and the next one.
+	 */
+	public FinishAndClaimResult finishAndClaimDue(BucketKeys keys, List<ReservedJob> finishing, int max,
+			JobPolicy policy) {
+		return claim(keys, max, policy, true, finishing);
 	}
 
 	private FinishAndClaimResult claim(BucketKeys keys, int max, JobPolicy policy, boolean due,

@@ -3,6 +3,7 @@ package io.github.delayqueue.core.internal;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.ReservedJob;
 
 /**
@@ -22,6 +23,13 @@ import io.github.delayqueue.core.ReservedJob;
  */
 public record ClaimResult(List<ReservedJob> jobs, List<String> corrupt, long readyLeft, long nowMicros,
 		long nextDueMillis, boolean paused, long rateLimitWaitMillis, List<String> schedulesToRefill) {
+
+	/**
+	 * Returns the claim as {@code DelayQueue}'s API gives it to a consumer.
+	 */
+	public ClaimBatch batch() {
+		return new ClaimBatch(this.jobs, this.readyLeft, this.paused, Duration.ofMillis(this.rateLimitWaitMillis));
+	}
 
 	/**
 	 * Returns whether the topic's pause or rate limit held the claim back: its consumer should wait (for the

@@ -5,7 +5,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DueJobClaimer;
+import io.github.delayqueue.core.FinishedAndClaimed;
+import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.ReservedJob;
 
 /**
  * The consumers of this instance that claim a bucket's jobs as they fall due (see {@link DueJobClaimer}),
@@ -49,18 +53,47 @@ final class DueClaimers {
 			return null;
 		}
 		for (DueJobClaimer claimer : claimers) {
-			DueClaim[] made = new DueClaim[1];
-			boolean claimed = claimer.claimDue((max, policy) -> {
-				long sentNanos = System.nanoTime();
-				made[0] = new DueClaim(this.operations.claimDue(bucket, Math.min(max, this.batchSize), policy),
-						sentNanos);
-				return made[0].result().jobs();
-			});
-			if (claimed && made[0] != null) {
-				return made[0];
+			Offer offer = new Offer(bucket);
+			boolean claimed = claimer.claimDue(offer);
+			if (claimed && offer.made != null) {
+				return offer.made;
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * The claim offered to one claimer, which it makes at most once; the poller reads what it claimed.
+	 */
+	private final class Offer implements DueJobClaimer.Claim {
+
+		private final BucketKeys bucket;
+
+		/** The claim made, {@code null} until then. */
+		private DueClaim made;
+
+		Offer(BucketKeys bucket) {
+			this.bucket = bucket;
+		}
+
+		@Override
+		public List<ReservedJob> claim(int max, JobPolicy policy) {
+			return finishAndClaim(List.of(), max, policy).claimed().jobs();
+		}
+
+		@Override
+		public FinishedAndClaimed finishAndClaim(List<ReservedJob> finishing, int max, JobPolicy policy) {
+			if (finishing.size() > DelayQueue.MOST_FINISHED_WITH_A_CLAIM) {
+				throw new IllegalArgumentException("At most " + DelayQueue.MOST_FINISHED_WITH_A_CLAIM
+						+ " jobs are finished with a claim, not " + finishing.size());
+			}
+			long sentNanos = System.nanoTime();
+			FinishAndClaimResult result = DueClaimers.this.operations.finishAndClaimDue(this.bucket, finishing,
+					Math.min(max, DueClaimers.this.batchSize), policy);
+			this.made = new DueClaim(result.claimed(), sentNanos);
+			return result.finishedAndClaimed();
+		}
+
 	}
 
 	/**

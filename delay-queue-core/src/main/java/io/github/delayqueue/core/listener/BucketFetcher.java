@@ -1,14 +1,17 @@
 package io.github.delayqueue.core.listener;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 
 import io.github.delayqueue.core.ClaimBatch;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DueJobClaimer;
+import io.github.delayqueue.core.FinishedAndClaimed;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReadySignal;
 import io.github.delayqueue.core.ReservedJob;
@@ -30,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * <p>The bucket's poller hands it jobs as they fall due ({@link #claimDue}): claimed on the poller's thread,
  * in room taken without waiting, and booked as the fetcher's own claims, straight from the delayed set. While
  * the bucket has a backlog, the {@link JobCompleter} claims through it too, in the places of the claims it
- * ends, with the same call that finishes their jobs ({@link #claimInPlacesOf}).
+ * ends, with the same call that finishes their jobs ({@link #claimInPlacesOf}). Without a backlog, the jobs the
+ * completer has to finish may wait a moment for the fetcher's or the poller's next claim to carry their finish
+ * ({@link FinishesForNextClaim}).
  *
  * <p>Its thread is not a daemon: like a Kafka consumer, a running container keeps an application without
  * a web server alive.
@@ -92,10 +97,14 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 */
 	private final ReentrantReadWriteLock claimsOnOtherThreads = new ReentrantReadWriteLock();
 
+	/** Completed jobs of the bucket waiting for its next claim (the fetcher's or the poller's) to finish them. */
+	private final FinishesForNextClaim finishes;
+
 	/** Counted down by {@link #stopClaiming()}, ending a pause after a failure at once. */
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
-	BucketFetcher(DelayQueue queue, String topic, int bucket, JobPolicy policy, Claims claims, int buckets) {
+	BucketFetcher(DelayQueue queue, String topic, int bucket, JobPolicy policy, Claims claims, int buckets,
+			Duration finishWait) {
 		this.queue = queue;
 		this.topic = topic;
 		this.bucket = bucket;
@@ -104,6 +113,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		this.buckets = buckets;
 		this.longestPauseMillis = queue.options().maxWait().toMillis();
 		this.signal = queue.readySignal(topic, bucket);
+		this.finishes = new FinishesForNextClaim(finishWait.toNanos());
 		this.thread = new Thread(this, "delay-queue-" + topic + "-fetch-" + bucket);
 		this.thread.setDaemon(false);
 	}
@@ -122,6 +132,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 */
 	void stopClaiming() {
 		this.running = false;
+		this.finishes.close();
 		this.stopped.countDown();
 	}
 
@@ -235,7 +246,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		}
 		ClaimBatch[] batch = new ClaimBatch[1];
 		claimIn(room, (max, policy) -> {
-			batch[0] = this.queue.claim(this.topic, this.bucket, max, policy);
+			batch[0] = carryingFinishes((finishing) -> finishing.isEmpty()
+					? new FinishedAndClaimed(List.of(), this.queue.claim(this.topic, this.bucket, max, policy))
+					: this.queue.finishAndClaim(this.topic, this.bucket, finishing, max, policy));
 			return batch[0].jobs();
 		});
 		this.rateLimitWaitMillis = batch[0].rateLimitWait().toMillis();
@@ -312,7 +325,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			if (room == 0) {
 				return false;
 			}
-			claimIn(room, claim);
+			claimIn(room, (max, policy) -> carryingFinishes((finishing) -> claim.finishAndClaim(finishing, max, policy))
+				.jobs());
 			return true;
 		}
 		finally {
@@ -325,7 +339,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * fill (all of it when the claim fails). Booked first: another claimer taking that room must not book the
 	 * jobs it claims after these (a recurring schedule's next occurrence, the next job falling due) before them.
 	 */
-	private void claimIn(int room, Claim claim) {
+	private void claimIn(int room, ClaimCall claim) {
 		List<ReservedJob> jobs;
 		try {
 			jobs = claim.claim(room, this.policy);
@@ -342,6 +356,61 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		finally {
 			this.claims.giveBackRoom(room - jobs.size());
 		}
+	}
+
+	/**
+	 * Makes a claim that carries the finish of the completed jobs waiting for the bucket's next claim, if any
+	 * ({@link FinishesForNextClaim}), and reports to their completer how it went.
+	 * @param call finishes the jobs it is given (none, or those waiting) and claims, in one call
+	 */
+	private ClaimBatch carryingFinishes(Function<List<ReservedJob>, FinishedAndClaimed> call) {
+		FinishesForNextClaim.Batch carried = this.finishes.take();
+		if (carried == null) {
+			return call.apply(List.of()).claimed();
+		}
+		FinishedAndClaimed done = null;
+		RuntimeException failure = null;
+		try {
+			done = call.apply(carried.jobs());
+			return done.claimed();
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			// settled whatever the call threw, Errors included: the completer waits for it, owning their claims
+			if (done != null) {
+				this.finishes.carried(carried, done.finished());
+			}
+			else {
+				this.finishes.failed(carried,
+						(failure != null) ? failure : new IllegalStateException("The claim carrying their finish failed"));
+			}
+		}
+	}
+
+	/**
+	 * Sends the completed jobs waiting for the bucket's next claim to be finished on their own at once: a claim
+	 * found no free place, and their jobs hold places.
+	 */
+	void releaseFinishes() {
+		this.finishes.release();
+	}
+
+	/**
+	 * Has the bucket's next claim, the fetcher's or the poller's, finish {@code jobs} (completed jobs of the
+	 * bucket whose claims the caller owns) if one is sent soon, and waits for it; see
+	 * {@link FinishesForNextClaim#finishWithNextClaim}. Not while the container has no free place: a claim
+	 * would first wait for places these jobs hold. (A place taken between that look and the wait's start
+	 * leaves the jobs waiting for a claim that waits for their places, until the wait passes: no longer.)
+	 * @return one finish code per job, or {@code null} when no claim carried them
+	 */
+	List<Boolean> finishWithNextClaim(List<ReservedJob> jobs) {
+		if (!this.claims.hasRoomFree()) {
+			return null; // no claim comes until places are given back, these jobs' among them
+		}
+		return this.finishes.finishWithNextClaim(jobs);
 	}
 
 	/**
@@ -363,6 +432,17 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 
 	private void pause(long millis) throws InterruptedException {
 		this.stopped.await(millis, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * A claim made in room already taken ({@link #claimIn}): leases up to {@code max} jobs of the bucket,
+	 * stamping {@code policy} on them.
+	 */
+	@FunctionalInterface
+	private interface ClaimCall {
+
+		List<ReservedJob> claim(int max, JobPolicy policy);
+
 	}
 
 	/**

@@ -103,6 +103,20 @@ final class Claims {
 	}
 
 	/**
+	 * Has {@code action} run whenever a claim wants a place and none is free (see {@link Room#onNoPlaceFree}).
+	 */
+	void onNoPlaceFree(Runnable action) {
+		this.room.onNoPlaceFree(action);
+	}
+
+	/**
+	 * Returns whether the room has a free place now: a claim can be made without waiting for a claim to end.
+	 */
+	boolean hasRoomFree() {
+		return this.room.hasFree();
+	}
+
+	/**
 	 * Returns one bucket's share of the room as it is now: its places over {@code buckets}, rounded up, as
 	 * {@link #takeRoom} and {@link #tryTakeRoom} take it.
 	 */

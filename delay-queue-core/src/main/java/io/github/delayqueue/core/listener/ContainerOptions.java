@@ -18,6 +18,15 @@ public final class ContainerOptions {
 
 	public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
 
+	/**
+	 * How long a completed job's finish waits, by default, for the next claim of its bucket to carry it: a job
+	 * falling due every millisecond or so has its finish carried by the next one's claim.
+	 */
+	public static final Duration DEFAULT_FINISH_WAIT = Duration.ofMillis(5);
+
+	/** The longest {@link Builder#finishWait finish wait}: a finish is meant to wait milliseconds, not hold a job. */
+	public static final long MOST_FINISH_WAIT_MILLIS = 1_000;
+
 	/** How many heartbeat intervals a container's heartbeat lasts unless renewed. */
 	public static final int HEARTBEAT_EXPIRY_INTERVALS = 3;
 
@@ -39,6 +48,8 @@ public final class ContainerOptions {
 
 	private final String containerId;
 
+	private final Duration finishWait;
+
 	private ContainerOptions(Builder builder) {
 		this.concurrency = builder.concurrency;
 		this.prefetch = builder.prefetch;
@@ -49,6 +60,7 @@ public final class ContainerOptions {
 		this.rateLimit = builder.rateLimit;
 		this.heartbeatInterval = builder.heartbeatInterval;
 		this.containerId = builder.containerId;
+		this.finishWait = builder.finishWait;
 	}
 
 	public static ContainerOptions create() {
@@ -68,7 +80,8 @@ public final class ContainerOptions {
 			.jobPolicy(this.jobPolicy)
 			.rateLimit(this.rateLimit)
 			.heartbeatInterval(this.heartbeatInterval)
-			.containerId(this.containerId);
+			.containerId(this.containerId)
+			.finishWait(this.finishWait);
 	}
 
 	/**
@@ -137,6 +150,13 @@ public final class ContainerOptions {
 	}
 
 	/**
+	 * Returns how long the finish of a completed job may wait for the next claim of its bucket to carry it.
+	 */
+	public Duration finishWait() {
+		return this.finishWait;
+	}
+
+	/**
 	 * Builds {@link ContainerOptions}.
 	 */
 	public static final class Builder {
@@ -158,6 +178,8 @@ public final class ContainerOptions {
 		private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
 
 		private String containerId;
+
+		private Duration finishWait = DEFAULT_FINISH_WAIT;
 
 		private Builder() {
 		}
@@ -257,6 +279,27 @@ public final class ContainerOptions {
 						+ "\"");
 			}
 			this.containerId = containerId;
+			return this;
+		}
+
+		/**
+		 * Sets how long the finish of a completed job may wait for the next claim of its bucket, the
+		 * container's or its poller's, to carry it in the same script call, so that jobs falling due one after
+		 * another cost one call each rather than two. It waits only while the bucket's claims come that often
+		 * (its last two were sent less than this apart, the last less than this ago), while the container has a
+		 * free place, and while the job's lease lasts twice as long yet; a claim that finds no free place, and
+		 * a stop, send it at once. Meanwhile the job stays reserved in Redis: a crash of the instance then runs
+		 * it again once its lease expires, as it would have just before the finish was sent. At most
+		 * {@value #MOST_FINISH_WAIT_MILLIS} ms; {@link Duration#ZERO} finishes each job at once, as a busy
+		 * container does anyway (a backlog's finishes go with its claims).
+		 */
+		public Builder finishWait(Duration finishWait) {
+			if (finishWait == null || finishWait.isNegative()
+					|| finishWait.compareTo(Duration.ofMillis(MOST_FINISH_WAIT_MILLIS)) > 0) {
+				throw new IllegalArgumentException("finishWait: must be from 0 to " + MOST_FINISH_WAIT_MILLIS
+						+ " ms, was " + finishWait);
+			}
+			this.finishWait = finishWait;
 			return this;
 		}
 

@@ -164,8 +164,10 @@ public class DelayQueueListenerContainer {
 		// made before they start, as the completer claims through them (a fetcher opens its connection as it runs)
 		List<BucketFetcher> fetchers = IntStream.range(0, buckets)
 			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
-					buckets))
+					buckets, this.options.finishWait()))
 			.toList();
+		// finishes waiting for a claim hold their jobs' places: a claim that finds none free has them sent at once
+		claims.onNoPlaceFree(() -> fetchers.forEach(BucketFetcher::releaseFinishes));
 		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets,
 				fetchers::get);
 		this.workersEnded = new CountDownLatch(concurrency);

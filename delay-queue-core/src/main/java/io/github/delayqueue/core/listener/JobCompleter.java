@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * Finishes the jobs of a container whose handlers returned, in batches: a worker hands its claim over and
  * takes the next job, and the claims gathered meanwhile are finished with one call per bucket
  * ({@link DelayQueue#finishAll}, or {@link DelayQueue#finishAndClaim} under a backlog, below), so a busy
- * container pays one call for many jobs instead of one each. A lone job is
- * finished at once: nothing waits for a batch to fill. When {@value #CAPACITY} claims already wait to be
+ * container pays one call for many jobs instead of one each. Nothing waits for a batch to fill (a lone job at
+ * most waits a moment for the bucket's next claim to carry its finish, below). When {@value #CAPACITY} claims already wait to be
  * finished, or the completer has stopped, the worker finishes its job itself.
  *
  * <p>Each bucket has a lane of its own, drained on a pool thread while it has claims: a call to a Redis node
@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * places of the claims it ends pass to the jobs it claims (as many as the bucket's share of the room
  * allows), so a busy container pays one call, not two, for the jobs it completed and those it runs next.
  * The lane then has {@value #MOST_CALLS_PER_BUCKET} threads draining it, each sending its batch while the other
- * waits for its reply, so the workers do not wait a whole round trip for each claim; otherwise one.
+ * waits for its reply, so the workers do not wait a whole round trip for each claim; otherwise one, whose batch
+ * may wait a moment for the bucket's next claim to carry its finish ({@link FinishesForNextClaim}).
  */
 final class JobCompleter {
 
@@ -141,20 +142,43 @@ final class JobCompleter {
 	}
 
 	/**
-	 * Finishes a lane's batch: with the bucket's next claim, in the same call, while the bucket has a backlog;
-	 * else on its own. The observer hears of the jobs once the jobs claimed with them are booked.
+	 * Finishes a lane's batch: with the bucket's next claim, in the same call, while the bucket has a backlog (the
+	 * observer hears of the jobs once the jobs claimed with them are booked); else with the next claim of the
+	 * bucket if one comes soon (the observer may hear of them before that claim's jobs are booked), or on its own.
 	 */
 	private void finishBatch(List<HandedOver> batch, int bucket) {
 		AtomicReference<List<Boolean>> finished = new AtomicReference<>();
-		boolean claimedToo = this.fetchers.apply(bucket)
-			.claimInPlacesOf(batch.size(), (passing, policy) -> finishClaimingNext(batch, bucket, passing, policy,
-					finished));
+		BucketFetcher fetcher = this.fetchers.apply(bucket);
+		boolean claimedToo = fetcher.claimInPlacesOf(batch.size(),
+				(passing, policy) -> finishClaimingNext(batch, bucket, passing, policy, finished));
 		if (!claimedToo) {
-			finish(batch);
+			finishWithNextClaim(batch, fetcher);
 		}
 		else if (finished.get() != null) {
 			observeCompleted(batch, finished.get());
 		}
+	}
+
+	/**
+	 * Finishes a batch with the bucket's next claim, when one is sent soon ({@link FinishesForNextClaim}), else
+	 * on its own. The lane's claims stay its own throughout: a claim that carried their finish only reports how
+	 * it went, and they end here.
+	 */
+	private void finishWithNextClaim(List<HandedOver> batch, BucketFetcher fetcher) {
+		List<Boolean> finished;
+		try {
+			finished = fetcher.finishWithNextClaim(jobsOf(batch));
+		}
+		catch (RuntimeException ex) {
+			couldNotFinish(batch, ex, 0);
+			return;
+		}
+		if (finished == null) {
+			finish(batch);
+			return;
+		}
+		endAll(batch, finished, 0);
+		observeCompleted(batch, finished);
 	}
 
 	/**

@@ -16,8 +16,21 @@ final class Room {
 
 	private boolean closed;
 
+	/** Run, holding this room's lock, whenever a place is wanted and none is free. */
+	private Runnable noPlaceFree = () -> {
+	};
+
 	Room(int capacity) {
 		this.capacity = capacity;
+	}
+
+	/**
+	 * Has {@code action} run whenever a place is wanted and none is free, holding the room's lock (so it must
+	 * take no lock a holder of another one could be waiting on with this one held): the container sends the
+	 * finishes waiting for a claim at once, since their jobs hold places ({@link FinishesForNextClaim#release}).
+	 */
+	synchronized void onNoPlaceFree(Runnable action) {
+		this.noPlaceFree = action;
 	}
 
 	/**
@@ -26,6 +39,7 @@ final class Room {
 	 */
 	synchronized int takeShare(int shares) throws InterruptedException {
 		while (this.taken >= this.capacity && !this.closed) {
+			this.noPlaceFree.run();
 			wait();
 		}
 		return tryTakeShare(shares);
@@ -42,6 +56,9 @@ final class Room {
 			return 0;
 		}
 		int taken = Math.max(0, Math.min(share(shares), this.capacity - this.taken));
+		if (taken == 0) {
+			this.noPlaceFree.run();
+		}
 		this.taken += taken;
 		return taken;
 	}
@@ -64,6 +81,13 @@ final class Room {
 			notifyAll();
 		}
 		this.capacity = capacity;
+	}
+
+	/**
+	 * Returns whether a place is free now (none is in a closed room).
+	 */
+	synchronized boolean hasFree() {
+		return !this.closed && this.taken < this.capacity;
 	}
 
 	synchronized int capacity() {

@@ -3,6 +3,7 @@ package io.github.delayqueue.core.listener;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +82,24 @@ class RoomUnitTests {
 		room.resize(16);
 
 		assertThat(room.tryTakeShare(8)).as("one of 8 buckets' share of 16 places").isEqualTo(2);
+	}
+
+	@Test
+	void aClaimThatFindsNoPlaceFreeHasTheRoomSaySoBeforeItWaits() throws Exception {
+		Room room = new Room(1);
+		AtomicInteger said = new AtomicInteger();
+		room.onNoPlaceFree(said::incrementAndGet);
+		assertThat(room.tryTakeShare(1)).isEqualTo(1);
+		assertThat(said).as("a place was free").hasValue(0);
+
+		assertThat(room.tryTakeShare(1)).isZero();
+		assertThat(said).as("none free, not waiting").hasValue(1);
+		Waiter waiter = Waiter.start(room, 1);
+		assertThat(said).as("none free, before waiting").hasValue(2);
+
+		room.giveBack(1);
+		assertThat(waiter.taken()).isEqualTo(1);
+		assertThat(room.hasFree()).isFalse();
 	}
 
 	/**

@@ -121,6 +121,7 @@ public final class DelayQueueAutoConfiguration {
 		ContainerOptions.Builder options = ContainerOptions.builder()
 			.concurrency(listener.getConcurrency())
 			.prefetch(listener.getPrefetch())
+			.finishWait(listener.getFinishWait())
 			.shutdownTimeout(listener.getShutdownTimeout())
 			.heartbeatInterval(listener.getHeartbeatInterval())
 			.observer(composite(observers));

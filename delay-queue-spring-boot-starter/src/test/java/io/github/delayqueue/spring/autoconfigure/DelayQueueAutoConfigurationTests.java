@@ -129,7 +129,7 @@ class DelayQueueAutoConfigurationTests {
 				"delay-queue.batch-size=50", "delay-queue.max-wait=2s", "delay-queue.back-off.initial=250ms",
 				"delay-queue.back-off.multiplier=3", "delay-queue.back-off.max=2m", "delay-queue.back-off.jitter=0",
 				"delay-queue.listener.concurrency=4", "delay-queue.listener.prefetch=20",
-				"delay-queue.listener.shutdown-timeout=3s",
+				"delay-queue.listener.finish-wait=0", "delay-queue.listener.shutdown-timeout=3s",
 				"delay-queue.listener.auto-startup=false", "delay-queue.dead-letters.retention=1d",
 				"delay-queue.dead-letters.max-count=10", "delay-queue.topics.hot.buckets=8",
 				"delay-queue.topics.hot.concurrency=16", "delay-queue.topics.hot.ttr=2m",
@@ -154,6 +154,7 @@ class DelayQueueAutoConfigurationTests {
 				assertThat(factory.containerOptions(endpoint("cold")).concurrency()).isEqualTo(4);
 				assertThat(factory.containerOptions(endpoint("hot")).concurrency()).isEqualTo(16);
 				assertThat(factory.containerOptions(endpoint("hot")).prefetch()).isEqualTo(20);
+				assertThat(factory.containerOptions(endpoint("hot")).finishWait()).isZero();
 				assertThat(factory.containerOptions(endpoint("cold")).shutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(factory.isAutoStartup(endpoint("cold"))).isFalse();
 				assertThat(factory.containerOptions(endpoint("hot")).rateLimit())
