@@ -275,9 +275,9 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	/**
 	 * Claims in the places of claims the completer ends, while the bucket has a backlog: {@code finishAndClaim}
 	 * finishes their jobs and claims the next ones in one call, ending those claims with their places passed on
-	 * ({@link Claims#end(Claim, ClaimOutcome, boolean)}) as far as the bucket's share of the room ({@link #mostPerClaim()}) allows
-	 * and given back beyond it, so that a bucket with a backlog keeps no more places than a claim of its own
-	 * takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
+	 * ({@link Claims#end(Claim, ClaimOutcome, boolean)}) as far as the bucket's share of the room
+	 * ({@link #mostPerClaim()}) allows and given back beyond it, so that a bucket with a backlog keeps no more
+	 * places than a claim of its own takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
 	 * due claim, so that a stop waits for it.
 	 * <p>Two such calls may be under way at once (the completer's lanes): each counts the other's claims as held
 	 * until that call ends them, so no more than the share is passed on, but for the moment between one call

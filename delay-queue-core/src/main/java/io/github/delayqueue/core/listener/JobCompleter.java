@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * takes the next job, and the claims gathered meanwhile are finished with one call per bucket
  * ({@link DelayQueue#finishAll}, or {@link DelayQueue#finishAndClaim} under a backlog, below), so a busy
  * container pays one call for many jobs instead of one each. Nothing waits for a batch to fill (a lone job at
- * most waits a moment for the bucket's next claim to carry its finish, below). When {@value #CAPACITY} claims already wait to be
- * finished, or the completer has stopped, the worker finishes its job itself.
+ * most waits a moment for the bucket's next claim to carry its finish, below). When {@value #CAPACITY} claims
+ * already wait to be finished, or the completer has stopped, the worker finishes its job itself.
  *
  * <p>Each bucket has a lane of its own, drained on a pool thread while it has claims: a call to a Redis node
  * that is gone blocks for the command timeout, and the claims of buckets on other nodes must not wait

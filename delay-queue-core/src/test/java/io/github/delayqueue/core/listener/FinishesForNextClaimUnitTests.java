@@ -48,8 +48,7 @@ class FinishesForNextClaimUnitTests {
 	@Test
 	void jobsWhoseLeaseRunsOutWithinTwiceTheWaitDoNotWait() throws Exception {
 		FinishesForNextClaim finishes = new FinishesForNextClaim(LONG_WAIT);
-		finishes.take();
-		finishes.take();
+		claimTwice(finishes);
 
 		assertThat(finishes.finishWithNextClaim(List.of(job("a", Duration.ofHours(1)), job("b", Duration.ofMinutes(1)))))
 			.as("one lease of one minute, with a wait of one").isNull();
