@@ -94,6 +94,7 @@ class DelayQueueAutoConfigurationTests {
 			assertThat(containerOptions.concurrency()).isEqualTo(1);
 			assertThat(containerOptions.shutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
 			assertThat(containerOptions.workerExecutor()).isNull();
+			assertThat(containerOptions.finishWait()).isEqualTo(ContainerOptions.DEFAULT_FINISH_WAIT);
 			assertThat(factory.isAutoStartup(endpoint("any"))).isTrue();
 			DelayListenerRegistry registry = context.getBean(DelayListenerRegistry.class);
 			assertThat(registry.getPhase()).isEqualTo(DelayListenerRegistry.DEFAULT_PHASE);
