@@ -26,7 +26,7 @@ final class LatenessScenario {
 	}
 
 	void run() {
-		for (Settings.SteadyLoad load : this.context.settings().steadyLoads()) {
+		for (Settings.SteadyLoad load : this.context.settings().lateLoads()) {
 			Map<Side, Outcome> outcomes = new EnumMap<>(Side.class);
 			boolean countCommands = load.equals(RedisCostScenario.lifecycleLoad(this.context.settings()));
 			for (Side side : this.context.sides()) {

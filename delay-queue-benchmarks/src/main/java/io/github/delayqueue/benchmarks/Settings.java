@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * What to run and where, from the command line: {@code [--quick] [--redis host:port] [--out file]
- * [--only scenario,...]}. The sizes of every scenario follow from {@code --quick}.
+ * [--only scenario,...] [--ours-only] [--rates rate,...]}. The sizes of every scenario follow from {@code --quick}.
  *
  * @param quick whether to run the short variant of every scenario (about a minute and a half)
  * @param redisHost the host of a Redis to use, or {@code null} to start one
@@ -15,8 +15,10 @@ import java.util.Set;
  * @param out the JSON results file, or {@code null} for {@code results/results-<timestamp>.json}
  * @param scenarios the scenarios to run, by name
  * @param oursOnly whether to leave Redisson out (to try engine changes quickly; the table then has no peer)
+ * @param rates the rates of the lateness scenario to run, in jobs/s; empty for all of them
  */
-record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<String> scenarios, boolean oursOnly) {
+record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<String> scenarios, boolean oursOnly,
+		Set<Integer> rates) {
 
 	static final List<String> ALL_SCENARIOS = List.of("enqueue", "end-to-end", "lateness", "redis-cost", "first-job",
 			"scale");
@@ -28,6 +30,8 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
 			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale
 			  --ours-only    leave Redisson out (no comparison table)
+			  --rates r,...  only these of the lateness scenario's rates, in jobs/s: 1000, 10000, 30000 (the
+			                 redis-cost scenario counts the 1000 run, so leaves it out only with --ours-only)
 			""";
 
 	static Settings parse(String... args) {
@@ -37,6 +41,7 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 		Path out = null;
 		Set<String> scenarios = new LinkedHashSet<>(ALL_SCENARIOS);
 		boolean oursOnly = false;
+		Set<Integer> rates = Set.of();
 		for (int i = 0; i < args.length; i++) {
 			switch (args[i]) {
 				case "--quick" -> quick = true;
@@ -64,10 +69,37 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 						}
 					}
 				}
+				case "--rates" -> rates = rates(value(args, ++i, "--rates"));
 				default -> throw new IllegalArgumentException("unknown argument \"" + args[i] + "\"");
 			}
 		}
-		return new Settings(quick, host, port, out, Set.copyOf(scenarios), oursOnly);
+		Settings settings = new Settings(quick, host, port, out, Set.copyOf(scenarios), oursOnly, rates);
+		if (settings.runs("redis-cost") && !oursOnly
+				&& !settings.lateLoads().contains(RedisCostScenario.lifecycleLoad(settings))) {
+			throw new IllegalArgumentException("--rates " + rates + " leaves out "
+					+ RedisCostScenario.lifecycleLoad(settings).rate()
+					+ " jobs/s, whose lateness run the redis-cost scenario counts: keep it, leave redis-cost out "
+					+ "(--only) or add --ours-only");
+		}
+		return settings;
+	}
+
+	private static Set<Integer> rates(String list) {
+		Set<Integer> known = new LinkedHashSet<>();
+		STEADY_RATES.forEach(known::add);
+		Set<Integer> rates = new LinkedHashSet<>();
+		for (String rate : list.split(",")) {
+			try {
+				rates.add(Integer.parseInt(rate.trim()));
+			}
+			catch (NumberFormatException ex) {
+				throw new IllegalArgumentException("--rates takes rates in jobs/s, such as 10000, was \"" + rate + "\"");
+			}
+		}
+		if (!known.containsAll(rates)) {
+			throw new IllegalArgumentException("--rates " + rates + ": the lateness scenario runs " + known);
+		}
+		return Set.copyOf(rates);
 	}
 
 	private static String value(String[] args, int index, String option) {
@@ -115,6 +147,14 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 			return 60;
 		}
 		return this.quick ? 3 : 5;
+	}
+
+	/** The rates of the lateness scenario's steady loads, in jobs/s. */
+	static final List<Integer> STEADY_RATES = List.of(1_000, 10_000, 30_000);
+
+	/** The steady loads the lateness scenario runs: those of {@link #rates}, or all of them. */
+	List<SteadyLoad> lateLoads() {
+		return steadyLoads().stream().filter((load) -> this.rates.isEmpty() || this.rates.contains(load.rate())).toList();
 	}
 
 	/** The steady loads of the lateness scenario. */

@@ -22,6 +22,24 @@ class SettingsUnitTests {
 		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
 		assertThat(settings.steadyLoads().get(0)).isEqualTo(new Settings.SteadyLoad(1_000, 60, 10_000, 10, false));
 		assertThat(settings.steadyLoads().get(2).asyncAdds()).isTrue();
+		assertThat(settings.lateLoads()).isEqualTo(settings.steadyLoads());
+		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate)
+			.containsExactlyElementsOf(Settings.STEADY_RATES);
+	}
+
+	@Test
+	void runsOnlyTheLatenessRatesAsked() {
+		Settings settings = Settings.parse("--only", "lateness", "--rates", "10000");
+		assertThat(settings.lateLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(10_000);
+		assertThat(Settings.parse("--ours-only", "--rates", "30000,10000").lateLoads())
+			.extracting(Settings.SteadyLoad::rate)
+			.containsExactly(10_000, 30_000);
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--rates", "10000"))
+			.withMessageContaining("redis-cost");
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--rates", "5000"))
+			.withMessageContaining("[1000, 10000, 30000]");
+		assertThatIllegalArgumentException().isThrownBy(() -> Settings.parse("--rates", "10k"))
+			.withMessageContaining("10k");
 	}
 
 	@Test
