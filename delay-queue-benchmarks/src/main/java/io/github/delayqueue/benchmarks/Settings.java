@@ -74,10 +74,13 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 			}
 		}
 		Settings settings = new Settings(quick, host, port, out, Set.copyOf(scenarios), oursOnly, rates);
-		if (settings.runs("redis-cost") && !oursOnly
-				&& !settings.lateLoads().contains(RedisCostScenario.lifecycleLoad(settings))) {
-			throw new IllegalArgumentException("--rates " + rates + " leaves out "
-					+ RedisCostScenario.lifecycleLoad(settings).rate()
+		List<Integer> known = settings.steadyLoads().stream().map(SteadyLoad::rate).toList();
+		if (!known.containsAll(rates)) {
+			throw new IllegalArgumentException("--rates " + rates + ": the lateness scenario runs " + known);
+		}
+		SteadyLoad counted = RedisCostScenario.lifecycleLoad(settings);
+		if (settings.runs("redis-cost") && !oursOnly && !settings.lateLoads().contains(counted)) {
+			throw new IllegalArgumentException("--rates " + rates + " leaves out " + counted.rate()
 					+ " jobs/s, whose lateness run the redis-cost scenario counts: keep it, leave redis-cost out "
 					+ "(--only) or add --ours-only");
 		}
@@ -85,8 +88,6 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	}
 
 	private static Set<Integer> rates(String list) {
-		Set<Integer> known = new LinkedHashSet<>();
-		STEADY_RATES.forEach(known::add);
 		Set<Integer> rates = new LinkedHashSet<>();
 		for (String rate : list.split(",")) {
 			try {
@@ -95,9 +96,6 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 			catch (NumberFormatException ex) {
 				throw new IllegalArgumentException("--rates takes rates in jobs/s, such as 10000, was \"" + rate + "\"");
 			}
-		}
-		if (!known.containsAll(rates)) {
-			throw new IllegalArgumentException("--rates " + rates + ": the lateness scenario runs " + known);
 		}
 		return Set.copyOf(rates);
 	}
@@ -148,9 +146,6 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 		}
 		return this.quick ? 3 : 5;
 	}
-
-	/** The rates of the lateness scenario's steady loads, in jobs/s. */
-	static final List<Integer> STEADY_RATES = List.of(1_000, 10_000, 30_000);
 
 	/** The steady loads the lateness scenario runs: those of {@link #rates}, or all of them. */
 	List<SteadyLoad> lateLoads() {

@@ -277,8 +277,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 	 * finishes their jobs and claims the next ones in one call, ending those claims with their places passed on
 	 * ({@link Claims#end(Claim, ClaimOutcome, boolean)}) as far as the bucket's share of the room
 	 * ({@link #mostPerClaim()}) allows and given back beyond it, so that a bucket with a backlog keeps no more
-	 * places than a claim of its own takes. The jobs claimed are booked in the places passed on, and those left over given back. Held like a
-	 * due claim, so that a stop waits for it.
+	 * places than a claim of its own takes. The jobs claimed are booked in the places passed on, and those left
+	 * over given back. Held like a due claim, so that a stop waits for it.
 	 * <p>Two such calls may be under way at once (the completer's lanes): each counts the other's claims as held
 	 * until that call ends them, so no more than the share is passed on, but for the moment between one call
 	 * ending its claims and booking the jobs it claimed, when the other may pass on as many places again. The
