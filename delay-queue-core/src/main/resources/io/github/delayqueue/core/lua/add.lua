@@ -109,10 +109,10 @@ for first = 3, #ARGV, 8 do
       redis.call('HSET', jobs, id, meta_encode(policy_meta(policy, state, due)))
     end
     if state == 'R' then
-      redis.call('ZADD', ready, due, id)
+      redis.call('ZADD', ready, int(due), id)
       any_ready = true
     else
-      redis.call('ZADD', delayed, due, id)
+      redis.call('ZADD', delayed, int(due), id)
       if new_head < 0 or due < new_head then
         new_head = due
       end

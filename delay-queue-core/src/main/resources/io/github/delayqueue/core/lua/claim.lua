@@ -92,7 +92,7 @@ local function claimable_meta(raw, entry, due, state, known_policies)
 end
 
 -- ready jobs first, then due delayed ones: ids, their scores and the state each index stands for
-local popped = redis.call('ZPOPMIN', ready, most)
+local popped = redis.call('ZPOPMIN', ready, int(most))
 local ids, scores, states = {}, {}, {}
 for i = 1, #popped, 2 do
   ids[#ids + 1] = popped[i]
@@ -109,9 +109,9 @@ if #ids < most then
   local read_ahead = ARGV[8] == '1' and want <= NEXT_DUE_READ_AHEAD
   local lowest
   if read_ahead then
-    lowest = redis.call('ZRANGE', delayed, 0, want, 'WITHSCORES')
+    lowest = redis.call('ZRANGE', delayed, '0', int(want), 'WITHSCORES')
   else
-    lowest = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, want)
+    lowest = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'WITHSCORES', 'LIMIT', '0', int(want))
   end
   local taken = 0
   for i = 1, math.min(#lowest, 2 * want), 2 do
@@ -125,7 +125,7 @@ if #ids < most then
     states[#states + 1] = 'D'
   end
   if taken > 0 then
-    redis.call('ZREMRANGEBYRANK', delayed, 0, taken - 1) -- the due ids are exactly the lowest ranks
+    redis.call('ZREMRANGEBYRANK', delayed, '0', int(taken - 1)) -- the due ids are exactly the lowest ranks
   end
   if read_ahead then
     next_delayed = tonumber(lowest[2 * taken + 2]) or -1
@@ -138,7 +138,7 @@ local left = 0
 if #ids > 0 then
   local metas = redis.call('HMGET', jobs, unpack(ids))
   local entries = redis.call('HMGET', payloads, unpack(ids))
-  local last_token = redis.call('INCRBY', seq, #ids)
+  local last_token = redis.call('INCRBY', seq, int(#ids))
   local known_policies = {}
   local new_metas, reserved_entries = {}, {}
   for i, id in ipairs(ids) do
@@ -154,7 +154,7 @@ if #ids > 0 then
       local deadline = now + m.ttr
       new_metas[#new_metas + 1] = id
       new_metas[#new_metas + 1] = meta_encode(m)
-      reserved_entries[#reserved_entries + 1] = deadline
+      reserved_entries[#reserved_entries + 1] = int(deadline)
       reserved_entries[#reserved_entries + 1] = id
       claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr, headers }
     elseif body_or_refusal == 'stale' then
@@ -169,7 +169,7 @@ if #ids > 0 then
     redis.call('ZADD', reserved, unpack(reserved_entries))
   end
   if #ids == most then -- a claim that took fewer than it asked for took every job there was to claim
-    left = redis.call('ZCARD', ready) + redis.call('ZCOUNT', delayed, '-inf', now)
+    left = redis.call('ZCARD', ready) + redis.call('ZCOUNT', delayed, '-inf', int(now))
   end
   if left > 0 and not limited then
     signal_ready(signal) -- wake the next consumer: work is left

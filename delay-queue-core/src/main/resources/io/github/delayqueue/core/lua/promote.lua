@@ -12,7 +12,7 @@ local jobs, delayed, ready, dead, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4], K
 local batch = tonumber(ARGV[1])
 local now = now_ms()
 
-local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'WITHSCORES', 'LIMIT', '0', int(batch))
 local due_ids = {}
 for i = 1, #due, 2 do
   due_ids[#due_ids + 1] = due[i]
@@ -21,7 +21,7 @@ local moved = 0
 local corrupt = {}
 if #due_ids > 0 then
   -- the due ids are exactly the lowest ranks of the set
-  redis.call('ZREMRANGEBYRANK', delayed, 0, #due_ids - 1)
+  redis.call('ZREMRANGEBYRANK', delayed, '0', int(#due_ids - 1))
   local metas = redis.call('HMGET', jobs, unpack(due_ids))
   local new_metas, ready_entries = {}, {}
   for i, id in ipairs(due_ids) do
@@ -36,7 +36,7 @@ if #due_ids > 0 then
       m.state = 'R'
       new_metas[#new_metas + 1] = id
       new_metas[#new_metas + 1] = meta_encode(m)
-      ready_entries[#ready_entries + 1] = m.due
+      ready_entries[#ready_entries + 1] = int(m.due)
       ready_entries[#ready_entries + 1] = id
       moved = moved + 1
     elseif m then
