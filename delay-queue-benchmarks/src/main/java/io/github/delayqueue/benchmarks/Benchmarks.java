@@ -96,9 +96,13 @@ public final class Benchmarks {
 		if (settings.runs("first-job")) {
 			scenario("5 first job after start", () -> new FirstJobScenario(context).run());
 		}
-		// last: it leaves a Redis of the benchmark's own holding millions of jobs, not worth freeing
+		// after the others on the Redis under test: it leaves that Redis holding millions of jobs, not worth freeing
 		if (settings.runs("scale")) {
 			scenario("6 scale", () -> new ScaleScenario(context).run());
+		}
+		// on a redis-server of its own, under valgrind
+		if (settings.runs("instructions")) {
+			scenario("7 Redis instructions per add", () -> new InstructionsScenario(context).run());
 		}
 	}
 

@@ -8,6 +8,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,9 @@ import java.util.stream.Stream;
 final class RedisServerProcess implements AutoCloseable {
 
 	static final String HOST = "127.0.0.1";
+
+	/** In the words of a runner given to {@link #start(List, Duration)}: the server's temporary directory. */
+	static final String DIRECTORY = "{directory}";
 
 	private final int port;
 
@@ -39,6 +44,14 @@ final class RedisServerProcess implements AutoCloseable {
 	}
 
 	static RedisServerProcess start() {
+		return start(List.of(), Duration.ofSeconds(15));
+	}
+
+	/**
+	 * Starts {@code redis-server} under a program that runs it ({@code valgrind ...}), given as the words before
+	 * {@code redis-server} on its command line, and waits up to {@code startup} for it to listen.
+	 */
+	static RedisServerProcess start(List<String> runner, Duration startup) {
 		int port = freePort();
 		Path directory;
 		try {
@@ -47,8 +60,12 @@ final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot create a directory for redis-server", ex);
 		}
-		List<String> command = List.of("redis-server", "--port", Integer.toString(port), "--bind", HOST, "--save", "",
-				"--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no", "--protected-mode", "yes");
+		List<String> command = new ArrayList<>();
+		for (String word : runner) {
+			command.add(word.replace(DIRECTORY, directory.toString()));
+		}
+		command.addAll(List.of("redis-server", "--port", Integer.toString(port), "--bind", HOST, "--save", "",
+				"--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no", "--protected-mode", "yes"));
 		Process process;
 		try {
 			process = new ProcessBuilder(command).directory(directory.toFile())
@@ -57,10 +74,10 @@ final class RedisServerProcess implements AutoCloseable {
 				.start();
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot run redis-server: is it on the PATH?", ex);
+			throw new UncheckedIOException("Cannot run " + command.get(0) + ": is it on the PATH?", ex);
 		}
 		RedisServerProcess server = new RedisServerProcess(port, directory, process);
-		server.awaitListening();
+		server.awaitListening(startup);
 		return server;
 	}
 
@@ -70,6 +87,13 @@ final class RedisServerProcess implements AutoCloseable {
 
 	long pid() {
 		return this.process.pid();
+	}
+
+	/**
+	 * The server's temporary directory, deleted as it stops.
+	 */
+	Path directory() {
+		return this.directory;
 	}
 
 	@Override
@@ -101,8 +125,8 @@ final class RedisServerProcess implements AutoCloseable {
 		deleteDirectory();
 	}
 
-	private void awaitListening() {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+	private void awaitListening(Duration startup) {
+		long deadline = System.nanoTime() + startup.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				close();
@@ -117,7 +141,7 @@ final class RedisServerProcess implements AutoCloseable {
 			}
 		}
 		close();
-		throw new IllegalStateException("redis-server did not listen on port " + this.port + " within 15 s");
+		throw new IllegalStateException("redis-server did not listen on port " + this.port + " within " + startup);
 	}
 
 	private void deleteDirectory() {

@@ -21,14 +21,15 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 		Set<Integer> rates) {
 
 	static final List<String> ALL_SCENARIOS = List.of("enqueue", "end-to-end", "lateness", "redis-cost", "first-job",
-			"scale");
+			"scale", "instructions");
 
 	static final String USAGE = """
 			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names] [--ours-only]
 			  --quick        short variant of every scenario (about a minute and a half); the default run takes about six
 			  --redis h:p    use this Redis (it is FLUSHALLed between scenarios!) instead of starting a redis-server
 			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
-			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale
+			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale,
+			                 instructions (needs valgrind)
 			  --ours-only    leave Redisson out (no comparison table)
 			  --rates r,...  only these of the lateness scenario's rates, in jobs/s: 1000, 10000, 30000 (the
 			                 redis-cost scenario counts the 1000 run, so leaves it out only with --ours-only)
