@@ -39,8 +39,8 @@ final class InstructionsScenario {
 			return;
 		}
 		int adds = this.context.settings().quick() ? 300 : 1000;
-		List<String> valgrind = List.of("valgrind", "--tool=callgrind",
-				"--callgrind-out-file=" + RedisServerProcess.DIRECTORY + "/callgrind.out.%p");
+		// the dumps land in the server's directory, where it runs
+		List<String> valgrind = List.of("valgrind", "--tool=callgrind", "--callgrind-out-file=callgrind.out.%p");
 		Map<Side, Double> perAdd = new LinkedHashMap<>();
 		double perPing;
 		try (RedisServerProcess server = RedisServerProcess.start(valgrind, STARTUP)) {
@@ -145,8 +145,7 @@ final class InstructionsScenario {
 		}
 
 		/**
-		 * The instructions in the dump of {@code phase}: its {@code summary:} line (or {@code totals:}), waited for
-		 * briefly should the file still be being written.
+		 * The instructions in the dump of {@code phase}, waited for briefly should the file still be being written.
 		 */
 		private long instructionsOf(String phase) {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -24,9 +24,6 @@ final class RedisServerProcess implements AutoCloseable {
 
 	static final String HOST = "127.0.0.1";
 
-	/** In the words of a runner given to {@link #start(List, Duration)}: the server's temporary directory. */
-	static final String DIRECTORY = "{directory}";
-
 	private final int port;
 
 	private final Path directory;
@@ -49,7 +46,8 @@ final class RedisServerProcess implements AutoCloseable {
 
 	/**
 	 * Starts {@code redis-server} under a program that runs it ({@code valgrind ...}), given as the words before
-	 * {@code redis-server} on its command line, and waits up to {@code startup} for it to listen.
+	 * {@code redis-server} on its command line, and waits up to {@code startup} for it to listen. Both run in the
+	 * server's temporary directory ({@link #directory()}), so relative paths in those words land there.
 	 */
 	static RedisServerProcess start(List<String> runner, Duration startup) {
 		int port = freePort();
@@ -60,10 +58,7 @@ final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot create a directory for redis-server", ex);
 		}
-		List<String> command = new ArrayList<>();
-		for (String word : runner) {
-			command.add(word.replace(DIRECTORY, directory.toString()));
-		}
+		List<String> command = new ArrayList<>(runner);
 		command.addAll(List.of("redis-server", "--port", Integer.toString(port), "--bind", HOST, "--save", "",
 				"--appendonly", "no", "--dir", directory.toString(), "--daemonize", "no", "--protected-mode", "yes"));
 		Process process;
