@@ -114,6 +114,41 @@ class LifecycleScriptsIntegrationTests {
 	}
 
 	@Test
+	void aFirstClaimWritesEachMetaAsAnyClaimEncodesOneWithTheConsumersPolicyStampedOverTheJobs() {
+		// a and c share policy 1, b has its own: the batch meets policy 1, then 2, then 1 again
+		this.queue.addAll(List.of(job("a").dueAt(Instant.ofEpochMilli(1_000)).build(),
+				job("b").dueAt(Instant.ofEpochMilli(2_000)).ttr(Duration.ofSeconds(5)).build(),
+				job("c").dueAt(Instant.ofEpochMilli(3_000)).build(),
+				job("d").dueAt(Instant.ofEpochMilli(4_000)).ttr(Duration.ofSeconds(5)).build()));
+
+		List<ReservedJob> held = this.queue.claim(TOPIC, 3);
+		assertThat(held).extracting(ReservedJob::id, ReservedJob::attempt, ReservedJob::maxAttempts, ReservedJob::ttr,
+				(job) -> job.dueAt().toEpochMilli())
+			.containsExactly(tuple("a", 1, 3, Duration.ofSeconds(30), 1_000L), tuple("b", 1, 3, Duration.ofSeconds(5), 2_000L),
+					tuple("c", 1, 3, Duration.ofSeconds(30), 3_000L));
+		assertThat(metas(held)).containsExactly("L|1|3|30000|1000|" + held.get(0).leaseToken() + "|100|1|100|0|",
+				"L|1|3|5000|2000|" + held.get(1).leaseToken() + "|100|1|100|0|",
+				"L|1|3|30000|3000|" + held.get(2).leaseToken() + "|100|1|100|0|");
+
+		JobPolicy consumers = new JobPolicy(Duration.ofSeconds(7), 5,
+				BackOff.exponential(Duration.ofMillis(200), 2.5, Duration.ofSeconds(10)).withJitter(0.25));
+		ReservedJob stamped = this.queue.claim(TOPIC, 1, consumers).get(0);
+		assertThat(stamped.ttr()).isEqualTo(Duration.ofSeconds(7));
+		assertThat(stamped.maxAttempts()).isEqualTo(5);
+		assertThat(metas(List.of(stamped)))
+			.containsExactly("L|1|5|7000|4000|" + stamped.leaseToken() + "|200|2.5|10000|0.25|");
+
+		// claimed again, a job's meta is decoded and encoded whole: the same line but its attempts and last error
+		this.queue.fail(held.get(1), new IllegalStateException("boom"));
+		this.queue.reschedule(TOPIC, "b", Duration.ZERO);
+		ReservedJob again = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(again.attempt()).isEqualTo(2);
+		assertThat(metas(List.of(again)).get(0))
+			.startsWith("L|2|3|5000|" + again.dueAt().toEpochMilli() + "|" + again.leaseToken() + "|100|1|100|0|")
+			.contains("boom");
+	}
+
+	@Test
 	void pastTheMostPoliciesABucketNumbersJobsGetTheirMetaAtAdd() {
 		List<Job> jobs = new ArrayList<>();
 		for (int ttrSeconds = 1; ttrSeconds <= 1001; ttrSeconds++) {
@@ -459,6 +494,10 @@ class LifecycleScriptsIntegrationTests {
 		assertThat(info.state()).isEqualTo(JobState.READY);
 		assertThat(info.attempts()).isZero();
 		assertThat(this.queue.finish(held)).isFalse();
+	}
+
+	private List<String> metas(List<ReservedJob> jobs) {
+		return redis.<String, String>opsForHash().multiGet(this.bucket.jobs(), jobs.stream().map(ReservedJob::id).toList());
 	}
 
 	private Job.Builder job(String id) {

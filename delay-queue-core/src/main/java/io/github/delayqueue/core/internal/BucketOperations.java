@@ -36,6 +36,9 @@ public final class BucketOperations {
 	/** The claim script's "held back" while the topic is paused. */
 	private static final long PAUSED = -2;
 
+	/** The fields of one job in the claim script's reply. */
+	private static final int CLAIMED_JOB_FIELDS = 9;
+
 	private final ScriptRunner runner;
 
 	private final DelayQueueScripts scripts = new DelayQueueScripts();
@@ -226,16 +229,19 @@ public final class BucketOperations {
 		return new FinishAndClaimResult(codes((List) reply.get(7)), claimed);
 	}
 
-	private static List<ReservedJob> claimedJobs(BucketKeys keys, List<?> items, Instant now, long arrivedNanos) {
-		List<ReservedJob> jobs = new ArrayList<>(items.size());
-		for (Object item : items) {
-			List fields = (List) item;
-			jobs.add(new ReservedJob(keys.topic(), RedisReplies.asString(fields.get(0)),
-					RedisReplies.asString(fields.get(1)), RedisReplies.asInt(fields.get(2)),
-					RedisReplies.asInt(fields.get(3)), Instant.ofEpochMilli(RedisReplies.asLong(fields.get(4))),
-					Instant.ofEpochMilli(RedisReplies.asLong(fields.get(6))),
-					Duration.ofMillis(RedisReplies.asLong(fields.get(7))), RedisReplies.asString(fields.get(5)), now,
-					arrivedNanos, headers(fields, 8)));
+	/**
+	 * Reads the jobs of a claim's reply: one flat list, {@value #CLAIMED_JOB_FIELDS} fields per job (see
+	 * {@code claim.lua}).
+	 */
+	private static List<ReservedJob> claimedJobs(BucketKeys keys, List<?> fields, Instant now, long arrivedNanos) {
+		List<ReservedJob> jobs = new ArrayList<>(fields.size() / CLAIMED_JOB_FIELDS);
+		for (int at = 0; at < fields.size(); at += CLAIMED_JOB_FIELDS) {
+			List<?> job = fields.subList(at, at + CLAIMED_JOB_FIELDS);
+			jobs.add(new ReservedJob(keys.topic(), RedisReplies.asString(job.get(0)), RedisReplies.asString(job.get(1)),
+					RedisReplies.asInt(job.get(2)), RedisReplies.asInt(job.get(3)),
+					Instant.ofEpochMilli(RedisReplies.asLong(job.get(4))),
+					Instant.ofEpochMilli(RedisReplies.asLong(job.get(6))), Duration.ofMillis(RedisReplies.asLong(job.get(7))),
+					RedisReplies.asString(job.get(5)), now, arrivedNanos, headers(job, 8)));
 		}
 		return jobs;
 	}
@@ -246,7 +252,7 @@ public final class BucketOperations {
 	 */
 	public void warmUpClaimReading(BucketKeys keys) {
 		List<Object> job = List.of("warm-up", "{}", 1L, 1L, 0L, "1", 0L, 1L, HeaderBlocks.encode(Map.of("a", "b")));
-		claimedJobs(keys, List.of(job), Instant.EPOCH, System.nanoTime());
+		claimedJobs(keys, job, Instant.EPOCH, System.nanoTime());
 	}
 
 	/**

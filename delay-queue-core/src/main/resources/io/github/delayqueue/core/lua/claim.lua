@@ -20,8 +20,9 @@
 --           held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused
 --           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked),
 --           schedules to refill, finish codes (one per job of ARGV[11..], as finish.lua returns them) },
--- where jobs is a list of
--- { id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '' }
+-- where jobs is a flat list of CLAIMED_FIELDS fields per job:
+--   id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or ''
+-- (one table for the batch: Redis turns every table of a reply into RESP apart, probing it for six special fields)
 -- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
 -- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
 -- it asked for (0 otherwise: it took every one there was). A claim held back signals no one: its consumer waits
@@ -54,16 +55,53 @@ end
 local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
                  bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
 
+-- Stamps the consumer's policy on the meta `m` of a job it claims: each field it sets replaces the job's own.
+local function stamp(m)
+  for field, value in pairs(policy) do
+    m[field] = value
+  end
+  return m
+end
+
+local known_policies = {}
+
+-- How this claim leases the jobs never claimed before that were added with policy `first_number`: the fields of
+-- the meta they get (their policy's, with the consumer's stamped over it) and that meta's text as meta_encode
+-- writes it, in two parts around the due time and lease token that differ from job to job. Worked out for the
+-- last policy met, as the jobs of a batch nearly always share one: most jobs are claimed once, and joining the
+-- parts costs Redis a fifth of decoding the policy into a table and encoding that again for each job.
+local first_number, first_max, first_ttr, first_head, first_tail
+
+-- Works out the first claim of the jobs added with policy `number` (above); false when the bucket's policies
+-- do not hold that number.
+local function first_claim_of(number)
+  if number ~= first_number then
+    local m = first_meta(policies, number, 'L', 0, known_policies)
+    if not m then
+      return false
+    end
+    stamp(m)
+    first_number, first_max, first_ttr = number, m.max, m.ttr
+    first_head = string.format('L|1|%d|%d|', m.max, m.ttr)
+    first_tail = string.format('|%d|%s|%d|%s|', m.bi, decimal(m.bm), m.bx, decimal(m.bj))
+  end
+  return true
+end
+
+-- What claimable returns for a job never claimed before, in place of its meta.
+local FIRST_CLAIM = 'first claim'
+
 local INDEX_NAMES = { R = 'in ready', D = 'in delayed' }
 
 local function unreadable_entry_reason(where, entry)
   return where .. ' with an unreadable pool entry: ' .. string.sub(entry, 1, 100)
 end
 
--- The meta, payload and headers block of a job to claim from the index whose state is `state` ('R' ready,
--- 'D' delayed), or nil and why it cannot be claimed: 'stale' (its meta names another state) or the reason it is
--- corrupt.
-local function claimable_meta(raw, entry, due, state, known_policies)
+-- What claiming a job from the index whose state is `state` ('R' ready, 'D' delayed) starts from, with its
+-- payload and headers block: the job's meta decoded when it was claimed before, else FIRST_CLAIM with the first
+-- claim of its policy worked out (first_claim_of); or nil and why it cannot be claimed: 'stale' (its meta names
+-- another state) or the reason it is corrupt.
+local function claimable(raw, entry, state)
   local where = INDEX_NAMES[state]
   local number, body, _, headers = entry_split(entry)
   if raw then
@@ -84,11 +122,10 @@ local function claimable_meta(raw, entry, due, state, known_policies)
   elseif not number or number == '' then
     return nil, unreadable_entry_reason(where, entry)
   end
-  local m = first_meta(policies, number, state, due, known_policies)
-  if not m then
+  if not first_claim_of(number) then
     return nil, where .. ' with an unknown policy number: ' .. number
   end
-  return m, body, headers
+  return FIRST_CLAIM, body, headers
 end
 
 -- ready jobs first, then due delayed ones: ids, their scores and the state each index stands for
@@ -132,31 +169,44 @@ if #ids < most then
   end
 end
 
-local claimed = {}
+local CLAIMED_FIELDS = 9
+-- made with room for one job's fields: a table grows by doubling, rehashing its keys each time, so that a claim of
+-- one job would otherwise grow it four times
+local claimed, claimed_count = { nil, nil, nil, nil, nil, nil, nil, nil, nil }, 0
 local corrupt = {}
 local left = 0
 if #ids > 0 then
   local metas = redis.call('HMGET', jobs, unpack(ids))
   local entries = redis.call('HMGET', payloads, unpack(ids))
   local last_token = redis.call('INCRBY', seq, int(#ids))
-  local known_policies = {}
   local new_metas, reserved_entries = {}, {}
+  local deadline, deadline_text -- of the job before: jobs with one TTR share a lease deadline, written once
   for i, id in ipairs(ids) do
-    local m, body_or_refusal, headers = claimable_meta(metas[i], entries[i], scores[i], states[i], known_policies)
-    if m then
-      local body = body_or_refusal
-      for field, value in pairs(policy) do
-        m[field] = value
+    local start, body_or_refusal, headers = claimable(metas[i], entries[i], states[i])
+    if start then
+      local token = int(last_token - #ids + i)
+      local attempts, max, due, ttr, meta
+      if start == FIRST_CLAIM then -- due at its score
+        attempts, max, due, ttr = 1, first_max, scores[i], first_ttr
+        meta = first_head .. int(due) .. '|' .. token .. first_tail
+      else
+        local m = stamp(start)
+        m.state, m.attempts, m.token = 'L', m.attempts + 1, token
+        attempts, max, due, ttr = m.attempts, m.max, m.due, m.ttr
+        meta = meta_encode(m)
       end
-      m.state = 'L'
-      m.attempts = m.attempts + 1
-      m.token = int(last_token - #ids + i)
-      local deadline = now + m.ttr
+      if now + ttr ~= deadline then
+        deadline = now + ttr
+        deadline_text = int(deadline)
+      end
       new_metas[#new_metas + 1] = id
-      new_metas[#new_metas + 1] = meta_encode(m)
-      reserved_entries[#reserved_entries + 1] = int(deadline)
+      new_metas[#new_metas + 1] = meta
+      reserved_entries[#reserved_entries + 1] = deadline_text
       reserved_entries[#reserved_entries + 1] = id
-      claimed[#claimed + 1] = { id, body, m.attempts, m.max, m.due, m.token, deadline, m.ttr, headers }
+      local body, at = body_or_refusal, #claimed -- then the job's CLAIMED_FIELDS fields, as the reply lists them
+      claimed[at + 1], claimed[at + 2], claimed[at + 3], claimed[at + 4], claimed[at + 5] = id, body, attempts, max, due
+      claimed[at + 6], claimed[at + 7], claimed[at + 8], claimed[at + 9] = token, deadline, ttr, headers
+      claimed_count = claimed_count + 1
     elseif body_or_refusal == 'stale' then
       corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
     else
@@ -164,7 +214,7 @@ if #ids > 0 then
       corrupt[#corrupt + 1] = id
     end
   end
-  if #claimed > 0 then
+  if claimed_count > 0 then
     redis.call('HSET', jobs, unpack(new_metas))
     redis.call('ZADD', reserved, unpack(reserved_entries))
   end
@@ -175,8 +225,8 @@ if #ids > 0 then
     signal_ready(signal) -- wake the next consumer: work is left
   end
 end
-if burst and #claimed > 0 then
-  tokens = tokens - #claimed
+if burst and claimed_count > 0 then
+  tokens = tokens - claimed_count
   redis.call('HSET', control, 'tokens', decimal(tokens), 'at-us', int(clock_us))
 end
 if limited and #ids == most then -- it took all it was allowed, and more may be waiting
@@ -190,8 +240,8 @@ end
 -- recurring schedules: a claimed pending occurrence enqueues the next one, with a copy of its pool entry
 local SCHEDULE_REFILL_BELOW = 16
 local refill = {}
-for _, job in ipairs(claimed) do
-  local id = job[1]
+for at = 1, #claimed, CLAIMED_FIELDS do
+  local id = claimed[at]
   local schedule = schedule_of(id)
   local line = schedule and redis.call('HGET', schedules, 'line:' .. schedule)
   local state, pending, last, times

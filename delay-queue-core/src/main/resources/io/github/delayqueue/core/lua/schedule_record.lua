@@ -20,8 +20,13 @@ local function schedule_line(state, pending, last, times)
   return table.concat({ state, pending, last, times }, '|')
 end
 
--- The id of the schedule whose occurrence job `id` would be, or nil for an id not shaped as one.
+-- The id of the schedule whose occurrence job `id` would be, or nil for an id not shaped as one. A claim asks
+-- this of every job it takes: a plain search for the '@' costs a fifth of the pattern, which backtracks over
+-- the whole id.
 local function schedule_of(id)
+  if not string.find(id, '@', 1, true) then
+    return nil
+  end
   return string.match(id, '^(.+)@%d+%-?%d*$')
 end
 
