@@ -102,7 +102,7 @@ public final class Benchmarks {
 		}
 		// on a redis-server of its own, under valgrind
 		if (settings.runs("instructions")) {
-			scenario("7 Redis instructions per add", () -> new InstructionsScenario(context).run());
+			scenario("7 Redis instructions", () -> new InstructionsScenario(context).run());
 		}
 	}
 

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.JobPolicy;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 
@@ -75,6 +77,21 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 		Instant dueAt = Instant.ofEpochMilli(dueAtMillis);
 		this.queue.addAll(payloads.stream().map((payload) -> Job.builder(TOPIC).payload(payload).dueAt(dueAt).build())
 			.toList());
+	}
+
+	/**
+	 * Finishes and claims every job of the topic, {@code batch} at a time from this thread, as a consumer with a
+	 * backlog does: each call finishes the jobs the call before claimed. Returns how many jobs it claimed.
+	 */
+	int drainInBatches(int batch) {
+		List<ReservedJob> held = List.of();
+		int claimed = 0;
+		do {
+			held = this.queue.finishAndClaim(TOPIC, 0, held, batch, JobPolicy.AS_ADDED).claimed().jobs();
+			claimed += held.size();
+		}
+		while (!held.isEmpty());
+		return claimed;
 	}
 
 	@Override

@@ -10,20 +10,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * Scenario 7, Redis instructions per add: the instructions a Redis server runs for one add of each queue, a
- * bare {@code PING} beside them, counted by callgrind on a {@code redis-server} of the scenario's own run under
- * {@code valgrind --tool=callgrind}. A count is the same however busy the machine is, so it compares the two
- * adds' cost to Redis where the clock of the enqueue scenario cannot. Each count takes a phase of
- * {@code adds} calls from one thread after a warm-up, from zeroing callgrind's counters to dumping them: the
- * server reading the request, running the script and writing the reply, and its own timer work in that
- * time. Skipped, with a line saying so, when {@code valgrind} or {@code callgrind_control} is not on the PATH.
+ * Scenario 7, Redis instructions: the instructions a Redis server runs for one add of each queue, a bare
+ * {@code PING} beside them, and for each job delay-queue claims and finishes, counted by callgrind on a
+ * {@code redis-server} of the scenario's own run under {@code valgrind --tool=callgrind}. A count is the same
+ * however busy the machine is, so it compares the two adds' cost to Redis, and an engine with the one before
+ * it, where the clock of the other scenarios cannot. Each count takes a phase from one thread after a warm-up,
+ * from zeroing callgrind's counters to dumping them: the server reading the requests, running the scripts and
+ * writing the replies, and its own timer work in that time. The claims take {@code adds} due jobs in batches
+ * of {@link #CLAIM_BATCHES}, each call finishing the jobs the call before claimed, as a consumer with a backlog
+ * does (Redisson's delayed queue has no claim to set beside them). Skipped, with a line saying so, when
+ * {@code valgrind} or {@code callgrind_control} is not on the PATH.
  */
 final class InstructionsScenario {
 
 	private static final int WARMUP = 200;
+
+	private static final int[] CLAIM_BATCHES = { 1, 8, 64 };
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
@@ -42,27 +48,32 @@ final class InstructionsScenario {
 		// the dumps land in the server's directory, where it runs
 		List<String> valgrind = List.of("valgrind", "--tool=callgrind", "--callgrind-out-file=callgrind.out.%p");
 		Map<Side, Double> perAdd = new LinkedHashMap<>();
+		Map<Integer, Double> perClaimedJob = new LinkedHashMap<>();
 		double perPing;
 		try (RedisServerProcess server = RedisServerProcess.start(valgrind, STARTUP)) {
 			Callgrind callgrind = new Callgrind(server);
 			String host = RedisServerProcess.HOST;
 			try (RedisAdmin admin = new RedisAdmin(host, server.port())) {
-				for (int i = 0; i < WARMUP; i++) {
-					admin.ping();
-				}
-				perPing = callgrind.count("ping", adds, admin::ping);
+				repeat(WARMUP, admin::ping);
+				perPing = callgrind.count("ping", adds, () -> repeat(adds, admin::ping));
 				for (Side side : this.context.sides()) {
 					admin.reset();
 					try (QueueUnderTest queue = QueueUnderTest.open(side, host, server.port())) {
 						int[] index = { 0 };
 						Runnable add = () -> queue.add(Payloads.of(index[0]++, 0), Context.farDelayMillis());
-						for (int i = 0; i < WARMUP; i++) {
-							add.run();
-						}
-						perAdd.put(side, callgrind.count(side.name().toLowerCase(), adds, add));
+						repeat(WARMUP, add);
+						perAdd.put(side, callgrind.count(side.name().toLowerCase(), adds, () -> repeat(adds, add)));
 					}
 					Context.log("  %-11s %,10.0f instructions per add (a PING: %,.0f)", side.label(), perAdd.get(side),
 							perPing);
+				}
+				if (this.context.sides().contains(Side.DELAY_QUEUE)) {
+					for (int batch : CLAIM_BATCHES) {
+						admin.reset();
+						perClaimedJob.put(batch, countClaims(callgrind, host, server.port(), batch, adds));
+						Context.log("  %-11s %,10.0f instructions per job claimed and finished, in batches of %d",
+								Side.DELAY_QUEUE.label(), perClaimedJob.get(batch), batch);
+					}
 				}
 			}
 		}
@@ -80,6 +91,43 @@ final class InstructionsScenario {
 					perAdd.get(Side.DELAY_QUEUE), perAdd.get(Side.REDISSON))
 				.note(String.format("callgrind, %,d adds; a bare PING: %,.0f", adds, perPing))
 				.details(details));
+		perClaimedJob.forEach((batch, instructions) -> this.context.results()
+			.add(Row.of("instructions.claim" + batch, "7 instructions",
+					String.format("Redis instructions per job claimed and finished, batches of %d", batch), "instructions",
+					instructions, null)
+				.note(String.format("delay-queue only; callgrind, %,d due jobs, each call finishing the batch before", adds))));
+	}
+
+	/**
+	 * The instructions per job of claiming and finishing {@code jobs} due jobs {@code batch} at a time, after as
+	 * many claims of a warm-up batch of their own.
+	 */
+	private static double countClaims(Callgrind callgrind, String host, int port, int batch, int jobs) {
+		try (DelayQueueUnderTest queue = new DelayQueueUnderTest(host, port)) {
+			addDue(queue, 2 * batch);
+			queue.drainInBatches(batch);
+			addDue(queue, jobs);
+			int[] claimed = { 0 };
+			double perJob = callgrind.count("claim-" + batch, jobs, () -> claimed[0] = queue.drainInBatches(batch));
+			if (claimed[0] != jobs) {
+				throw new IllegalStateException("Claimed " + claimed[0] + " of " + jobs + " due jobs");
+			}
+			return perJob;
+		}
+	}
+
+	private static void addDue(DelayQueueUnderTest queue, int jobs) {
+		List<String> payloads = IntStream.range(0, jobs).mapToObj((i) -> Payloads.of(i, 0)).toList();
+		for (int from = 0; from < jobs; from += 1000) {
+			List<String> chunk = payloads.subList(from, Math.min(jobs, from + 1000));
+			queue.addAll(chunk, new long[chunk.size()]);
+		}
+	}
+
+	private static void repeat(int times, Runnable call) {
+		for (int i = 0; i < times; i++) {
+			call.run();
+		}
 	}
 
 	private static boolean runs(String... command) {
@@ -125,16 +173,14 @@ final class InstructionsScenario {
 		}
 
 		/**
-		 * Runs {@code call} {@code times} times between zeroing and dumping the counters, and returns the
-		 * instructions counted per call.
+		 * Runs {@code work} between zeroing and dumping the counters, and returns the instructions counted per
+		 * unit of it, of which it does {@code units}.
 		 */
-		double count(String phase, int times, Runnable call) {
+		double count(String phase, int units, Runnable work) {
 			control("--zero");
-			for (int i = 0; i < times; i++) {
-				call.run();
-			}
+			work.run();
 			control("--dump=" + phase);
-			return (double) instructionsOf(phase) / times;
+			return (double) instructionsOf(phase) / units;
 		}
 
 		private void control(String option) {
