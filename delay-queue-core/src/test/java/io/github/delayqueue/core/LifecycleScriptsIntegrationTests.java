@@ -115,20 +115,25 @@ class LifecycleScriptsIntegrationTests {
 
 	@Test
 	void aFirstClaimWritesEachMetaAsAnyClaimEncodesOneWithTheConsumersPolicyStampedOverTheJobs() {
-		// a and c share policy 1, b has its own: the batch meets policy 1, then 2, then 1 again
 		this.queue.addAll(List.of(job("a").dueAt(Instant.ofEpochMilli(1_000)).build(),
+				job("c").dueAt(Instant.ofEpochMilli(1_700)).build(),
 				job("b").dueAt(Instant.ofEpochMilli(2_000)).ttr(Duration.ofSeconds(5)).build(),
-				job("c").dueAt(Instant.ofEpochMilli(3_000)).build(),
 				job("d").dueAt(Instant.ofEpochMilli(4_000)).ttr(Duration.ofSeconds(5)).build()));
+		// between a and c, both of policy 1, a job of a policy number the bucket does not hold
+		redis.opsForHash().put(this.bucket.payloads(), "x", "99:abcdefgh|{\"n\":1}");
+		redis.opsForZSet().add(this.bucket.ready(), "x", 1_500);
 
-		List<ReservedJob> held = this.queue.claim(TOPIC, 3);
+		List<ReservedJob> held = this.queue.claim(TOPIC, 4);
 		assertThat(held).extracting(ReservedJob::id, ReservedJob::attempt, ReservedJob::maxAttempts, ReservedJob::ttr,
 				(job) -> job.dueAt().toEpochMilli())
-			.containsExactly(tuple("a", 1, 3, Duration.ofSeconds(30), 1_000L), tuple("b", 1, 3, Duration.ofSeconds(5), 2_000L),
-					tuple("c", 1, 3, Duration.ofSeconds(30), 3_000L));
+			.containsExactly(tuple("a", 1, 3, Duration.ofSeconds(30), 1_000L), tuple("c", 1, 3, Duration.ofSeconds(30), 1_700L),
+					tuple("b", 1, 3, Duration.ofSeconds(5), 2_000L));
 		assertThat(metas(held)).containsExactly("L|1|3|30000|1000|" + held.get(0).leaseToken() + "|100|1|100|0|",
-				"L|1|3|5000|2000|" + held.get(1).leaseToken() + "|100|1|100|0|",
-				"L|1|3|30000|3000|" + held.get(2).leaseToken() + "|100|1|100|0|");
+				"L|1|3|30000|1700|" + held.get(1).leaseToken() + "|100|1|100|0|",
+				"L|1|3|5000|2000|" + held.get(2).leaseToken() + "|100|1|100|0|");
+		JobInfo unknown = this.queue.find(TOPIC, "x").orElseThrow();
+		assertThat(unknown.state()).isEqualTo(JobState.DEAD);
+		assertThat(unknown.lastError()).contains("unknown policy number: 99");
 
 		JobPolicy consumers = new JobPolicy(Duration.ofSeconds(7), 5,
 				BackOff.exponential(Duration.ofMillis(200), 2.5, Duration.ofSeconds(10)).withJitter(0.25));
@@ -138,13 +143,17 @@ class LifecycleScriptsIntegrationTests {
 		assertThat(metas(List.of(stamped)))
 			.containsExactly("L|1|5|7000|4000|" + stamped.leaseToken() + "|200|2.5|10000|0.25|");
 
-		// claimed again, a job's meta is decoded and encoded whole: the same line but its attempts and last error
-		this.queue.fail(held.get(1), new IllegalStateException("boom"));
+		// claimed again in a batch with a first claim, a job's meta is decoded and encoded whole: the same line
+		// but its attempts and last error
+		this.queue.fail(held.get(2), new IllegalStateException("boom"));
 		this.queue.reschedule(TOPIC, "b", Duration.ZERO);
-		ReservedJob again = this.queue.claim(TOPIC, 1).get(0);
-		assertThat(again.attempt()).isEqualTo(2);
-		assertThat(metas(List.of(again)).get(0))
-			.startsWith("L|2|3|5000|" + again.dueAt().toEpochMilli() + "|" + again.leaseToken() + "|100|1|100|0|")
+		this.queue.add(job("e").dueAt(Instant.ofEpochMilli(5_000)).build());
+		List<ReservedJob> mixed = this.queue.claim(TOPIC, 2);
+		assertThat(mixed).extracting(ReservedJob::id, ReservedJob::attempt).containsExactly(tuple("e", 1), tuple("b", 2));
+		assertThat(metas(mixed).get(0)).isEqualTo("L|1|3|30000|5000|" + mixed.get(0).leaseToken() + "|100|1|100|0|");
+		assertThat(metas(mixed).get(1))
+			.startsWith("L|2|3|5000|" + mixed.get(1).dueAt().toEpochMilli() + "|" + mixed.get(1).leaseToken()
+					+ "|100|1|100|0|")
 			.contains("boom");
 	}
 

@@ -234,6 +234,10 @@ public final class BucketOperations {
 	 * {@code claim.lua}).
 	 */
 	private static List<ReservedJob> claimedJobs(BucketKeys keys, List<?> fields, Instant now, long arrivedNanos) {
+		if (fields.size() % CLAIMED_JOB_FIELDS != 0) {
+			throw new IllegalStateException("A claim replied with " + fields.size() + " fields for its jobs, not "
+					+ CLAIMED_JOB_FIELDS + " per job: claim.lua and this reader disagree");
+		}
 		List<ReservedJob> jobs = new ArrayList<>(fields.size() / CLAIMED_JOB_FIELDS);
 		for (int at = 0; at < fields.size(); at += CLAIMED_JOB_FIELDS) {
 			List<?> job = fields.subList(at, at + CLAIMED_JOB_FIELDS);

@@ -68,15 +68,15 @@ local known_policies = {}
 -- How this claim leases the jobs never claimed before that were added with policy `first_number`: the fields of
 -- the meta they get (their policy's, with the consumer's stamped over it) and that meta's text as meta_encode
 -- writes it, in two parts around the due time and lease token that differ from job to job. Worked out for the
--- last policy met, as the jobs of a batch nearly always share one: most jobs are claimed once, and joining the
--- parts costs Redis a fifth of decoding the policy into a table and encoding that again for each job.
+-- last policy met, as the jobs of a batch nearly always share one: most jobs are claimed once, and joining two
+-- parts per job is far cheaper than building the meta as a table and encoding it for each job.
 local first_number, first_max, first_ttr, first_head, first_tail
 
 -- Works out the first claim of the jobs added with policy `number` (above); false when the bucket's policies
 -- do not hold that number.
 local function first_claim_of(number)
   if number ~= first_number then
-    local m = first_meta(policies, number, 'L', 0, known_policies)
+    local m = first_meta(policies, number, 'L', 0, known_policies) -- the due time is each job's own
     if not m then
       return false
     end
@@ -170,8 +170,8 @@ if #ids < most then
 end
 
 local CLAIMED_FIELDS = 9
--- made with room for one job's fields: a table grows by doubling, rehashing its keys each time, so that a claim of
--- one job would otherwise grow it four times
+-- made with room for one job's fields: a Lua table grows by doubling, rehashing its keys each time, so that a claim
+-- of one job would otherwise grow it at nearly every field
 local claimed, claimed_count = { nil, nil, nil, nil, nil, nil, nil, nil, nil }, 0
 local corrupt = {}
 local left = 0
@@ -182,15 +182,15 @@ if #ids > 0 then
   local new_metas, reserved_entries = {}, {}
   local deadline, deadline_text -- of the job before: jobs with one TTR share a lease deadline, written once
   for i, id in ipairs(ids) do
-    local start, body_or_refusal, headers = claimable(metas[i], entries[i], states[i])
-    if start then
+    local meta_or_first, body_or_refusal, headers = claimable(metas[i], entries[i], states[i])
+    if meta_or_first then
       local token = int(last_token - #ids + i)
       local attempts, max, due, ttr, meta
-      if start == FIRST_CLAIM then -- due at its score
+      if meta_or_first == FIRST_CLAIM then -- claimable worked out first_* for its policy; due at its score
         attempts, max, due, ttr = 1, first_max, scores[i], first_ttr
         meta = first_head .. int(due) .. '|' .. token .. first_tail
       else
-        local m = stamp(start)
+        local m = stamp(meta_or_first)
         m.state, m.attempts, m.token = 'L', m.attempts + 1, token
         attempts, max, due, ttr = m.attempts, m.max, m.due, m.ttr
         meta = meta_encode(m)
@@ -203,7 +203,7 @@ if #ids > 0 then
       new_metas[#new_metas + 1] = meta
       reserved_entries[#reserved_entries + 1] = deadline_text
       reserved_entries[#reserved_entries + 1] = id
-      local body, at = body_or_refusal, #claimed -- then the job's CLAIMED_FIELDS fields, as the reply lists them
+      local body, at = body_or_refusal, claimed_count * CLAIMED_FIELDS -- the job's fields, as the reply lists them
       claimed[at + 1], claimed[at + 2], claimed[at + 3], claimed[at + 4], claimed[at + 5] = id, body, attempts, max, due
       claimed[at + 6], claimed[at + 7], claimed[at + 8], claimed[at + 9] = token, deadline, ttr, headers
       claimed_count = claimed_count + 1
@@ -240,7 +240,7 @@ end
 -- recurring schedules: a claimed pending occurrence enqueues the next one, with a copy of its pool entry
 local SCHEDULE_REFILL_BELOW = 16
 local refill = {}
-for at = 1, #claimed, CLAIMED_FIELDS do
+for at = 1, claimed_count * CLAIMED_FIELDS, CLAIMED_FIELDS do
   local id = claimed[at]
   local schedule = schedule_of(id)
   local line = schedule and redis.call('HGET', schedules, 'line:' .. schedule)
