@@ -117,11 +117,7 @@ final class InstructionsScenario {
 	}
 
 	private static void addDue(DelayQueueUnderTest queue, int jobs) {
-		List<String> payloads = IntStream.range(0, jobs).mapToObj((i) -> Payloads.of(i, 0)).toList();
-		for (int from = 0; from < jobs; from += 1000) {
-			List<String> chunk = payloads.subList(from, Math.min(jobs, from + 1000));
-			queue.addAll(chunk, new long[chunk.size()]);
-		}
+		queue.addAll(IntStream.range(0, jobs).mapToObj((i) -> Payloads.of(i, 0)).toList(), new long[jobs]);
 	}
 
 	private static void repeat(int times, Runnable call) {
