@@ -15,7 +15,8 @@ import java.util.stream.Stream;
 
 /**
  * Scenario 7, Redis instructions: the instructions a Redis server runs for one add of each queue, a bare
- * {@code PING} beside them, and for each job delay-queue claims and finishes, counted by callgrind on a
+ * {@code PING} beside them, for each job of a batched add ({@link EnqueueScenario#BATCH} jobs, as scenario 1
+ * adds them), and for each job delay-queue claims and finishes, counted by callgrind on a
  * {@code redis-server} of the scenario's own run under {@code valgrind --tool=callgrind}. A count is the same
  * however busy the machine is, so it compares the two adds' cost to Redis, and an engine with the one before
  * it, where the clock of the other scenarios cannot. Each count takes a phase from one thread after a warm-up,
@@ -48,6 +49,7 @@ final class InstructionsScenario {
 		// the dumps land in the server's directory, where it runs
 		List<String> valgrind = List.of("valgrind", "--tool=callgrind", "--callgrind-out-file=callgrind.out.%p");
 		Map<Side, Double> perAdd = new LinkedHashMap<>();
+		Map<Side, Double> perBatchedAdd = new LinkedHashMap<>();
 		Map<Integer, Double> perClaimedJob = new LinkedHashMap<>();
 		double perPing;
 		try (RedisServerProcess server = RedisServerProcess.start(valgrind, STARTUP)) {
@@ -63,9 +65,13 @@ final class InstructionsScenario {
 						Runnable add = () -> queue.add(Payloads.of(index[0]++, 0), Context.farDelayMillis());
 						repeat(WARMUP, add);
 						perAdd.put(side, callgrind.count(side.name().toLowerCase(), adds, () -> repeat(adds, add)));
+						Runnable addBatch = () -> addBatch(queue, index);
+						addBatch.run();
+						perBatchedAdd.put(side, callgrind.count(side.name().toLowerCase() + "-batched",
+								EnqueueScenario.BATCH, addBatch));
 					}
-					Context.log("  %-11s %,10.0f instructions per add (a PING: %,.0f)", side.label(), perAdd.get(side),
-							perPing);
+					Context.log("  %-11s %,10.0f instructions per add (a PING: %,.0f), %,.0f per job added in a batch of %,d",
+							side.label(), perAdd.get(side), perPing, perBatchedAdd.get(side), EnqueueScenario.BATCH);
 				}
 				if (this.context.sides().contains(Side.DELAY_QUEUE)) {
 					for (int batch : CLAIM_BATCHES) {
@@ -91,6 +97,12 @@ final class InstructionsScenario {
 					perAdd.get(Side.DELAY_QUEUE), perAdd.get(Side.REDISSON))
 				.note(String.format("callgrind, %,d adds; a bare PING: %,.0f", adds, perPing))
 				.details(details));
+		this.context.results()
+			.add(Row.of("instructions.batched", "7 instructions",
+					String.format("Redis instructions per job added in a batch of %,d, 1 thread", EnqueueScenario.BATCH),
+					"instructions", perBatchedAdd.get(Side.DELAY_QUEUE), perBatchedAdd.get(Side.REDISSON))
+				.note(String.format("callgrind, one batch after one unmeasured, as scenario 1 adds it (%s)",
+						"DelayQueue.addAll; Redisson: as many offerAsync calls")));
 		perClaimedJob.forEach((batch, instructions) -> this.context.results()
 			.add(Row.of("instructions.claim" + batch, "7 instructions",
 					String.format("Redis instructions per job claimed and finished, batches of %d", batch), "instructions",
@@ -114,6 +126,16 @@ final class InstructionsScenario {
 			}
 			return perJob;
 		}
+	}
+
+	private static void addBatch(QueueUnderTest queue, int[] index) {
+		int batch = EnqueueScenario.BATCH;
+		List<String> payloads = IntStream.range(0, batch).mapToObj((i) -> Payloads.of(index[0]++, 0)).toList();
+		long[] delays = new long[batch];
+		for (int i = 0; i < batch; i++) {
+			delays[i] = Context.farDelayMillis();
+		}
+		queue.addAll(payloads, delays);
 	}
 
 	private static void addDue(DelayQueueUnderTest queue, int jobs) {
