@@ -80,6 +80,30 @@ public final class BucketOperations {
 			.thenApply((reply) -> addCodes((List) reply));
 	}
 
+	/**
+	 * Whether {@link #addAsync} neither waits for Redis nor blocks otherwise (see
+	 * {@link ScriptRunner#sendsWithoutBlocking}).
+	 */
+	public boolean sendsWithoutBlocking() {
+		return this.runner.sendsWithoutBlocking();
+	}
+
+	/**
+	 * Waits for what {@link #addAsync} returned, or a future made of such, as long as {@code calls} calls would
+	 * be let wait (see {@link ScriptRunner#await}).
+	 */
+	public <T> T await(CompletableFuture<T> reply, int calls) {
+		return this.runner.await(reply, calls);
+	}
+
+	/**
+	 * Checks, once, that the server is recent enough: the first time with a blocking {@code INFO}.
+	 * @throws IllegalStateException when the server is older than {@value RedisVersionCheck#MINIMUM}
+	 */
+	public void checkRedisVersion() {
+		this.versionCheck.check();
+	}
+
 	private static List<String> addKeys(BucketKeys keys) {
 		return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.reserved(), keys.dead(),
 				keys.signal(), keys.policies());

@@ -71,6 +71,33 @@ public final class ScriptRunner {
 	}
 
 	/**
+	 * Whether {@link #send} neither waits for Redis nor blocks on anything else, so that it may be called from
+	 * the Redis client's I/O thread: a Lettuce connection shared by the factory and not validated on each use
+	 * (which would {@code PING} and wait).
+	 */
+	public boolean sendsWithoutBlocking() {
+		return this.lettuce != null && !this.lettuce.getValidateConnection();
+	}
+
+	/**
+	 * Waits for the reply of one or more calls sent through {@link #send} (a call sent after others it waited
+	 * for, each retried), as {@link #call} waits, interruptibly, for as long as {@code calls} calls would be let
+	 * wait each. A failure that is not the Redis client's (a refused Redis version) is thrown as it is.
+	 */
+	public <T> T await(CompletableFuture<T> reply, int calls) {
+		try {
+			return await(reply, true, calls * this.timeoutNanos);
+		}
+		catch (RedisSystemException ex) {
+			if (ex.getCause() instanceof RuntimeException cause && !(cause instanceof DataAccessException)
+					&& LETTUCE_EXCEPTIONS.convert(cause) == null) {
+				throw cause;
+			}
+			throw ex;
+		}
+	}
+
+	/**
 	 * Runs a script and waits for its reply.
 	 * @throws DataAccessException as {@code RedisTemplate} does; {@link RedisSystemException} with the
 	 * thread's interrupt flag set when interrupted while waiting
@@ -79,7 +106,7 @@ public final class ScriptRunner {
 		if (this.lettuce == null) {
 			return this.redis.execute(script, keys, args);
 		}
-		return await(send(script, keys, args), true);
+		return await(send(script, keys, args), true, this.timeoutNanos);
 	}
 
 	/**
@@ -91,21 +118,21 @@ public final class ScriptRunner {
 		if (this.lettuce == null) {
 			return this.redis.execute(script, keys, args);
 		}
-		return await(send(script, keys, args), false);
+		return await(send(script, keys, args), false, this.timeoutNanos);
 	}
 
 	/**
-	 * Waits for a reply within the command timeout (and its margin), translating its failure as
+	 * Waits for a reply within {@code timeoutNanos} (0: for as long as it takes), translating its failure as
 	 * {@code RedisTemplate} would. An {@code interruptible} wait ends at an interrupt with a
 	 * {@link RedisSystemException}, the flag set; another goes on waiting and sets the flag again after.
 	 */
-	private <T> T await(CompletableFuture<T> reply, boolean interruptible) {
-		long deadline = System.nanoTime() + this.timeoutNanos;
+	private <T> T await(CompletableFuture<T> reply, boolean interruptible, long timeoutNanos) {
+		long deadline = System.nanoTime() + timeoutNanos;
 		boolean interrupted = false;
 		try {
 			while (true) {
 				try {
-					return (this.timeoutNanos > 0) ? reply.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+					return (timeoutNanos > 0) ? reply.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
 							: reply.get();
 				}
 				catch (InterruptedException ex) {
@@ -181,7 +208,7 @@ public final class ScriptRunner {
 			loads.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
 				.toCompletableFuture());
 		}
-		await(CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)), true);
+		await(CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)), true, this.timeoutNanos);
 	}
 
 	/**

@@ -1,0 +1,257 @@
+package io.github.delayqueue.core.internal;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
+ * {@value #MOST_CALLS_IN_FLIGHT} calls per bucket are in flight, and the adds made while they are wait for the
+ * first to be answered, then go together in the bucket's next call: up to {@value #MOST_JOBS_PER_CALL} jobs and
+ * {@value #MOST_CHARS_PER_CALL} characters of payload and headers in all (a first job larger than that goes
+ * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing; adds
+ * made at once from many threads, or many asynchronous adds from one, share calls, and Redis runs the add script
+ * once for many jobs (scenario 7 of the benchmarks: about 133,000 instructions for a call of one job, 45,000 a
+ * job in a call of 500). A Kafka producer fills its next batch while its requests are in flight in the same way.
+ * <p>
+ * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one
+ * thread reach Redis in the order made, as on one connection without batching. The add script takes a call's
+ * jobs in order, each as if added alone ({@code BatchedAddIntegrationTests}), and answers each. A call that fails,
+ * after the retries a connection failure gets ({@link ConnectionRetries}; the add tokens make a repeated call
+ * harmless), fails each of its adds with its failure: a job that makes the script fail (it checks every job
+ * before writing any) fails the adds sharing its call.
+ * <p>
+ * A call is often sent by the thread that received the answer to the one before, the Redis client's I/O thread, so
+ * this needs a client that sends without blocking ({@link ScriptRunner#sendsWithoutBlocking}: a Lettuce
+ * connection shared by the factory and not validated on each use). With another, each add is its own call.
+ */
+public final class AddCoalescer {
+
+	/** Most jobs one call takes, as {@code DelayQueue.addAll} sends them. */
+	static final int MOST_JOBS_PER_CALL = 500;
+
+	/**
+	 * Most characters of payload and headers one call takes, its first job's included, unless its first job
+	 * alone has more: an add waits behind a few large jobs rather than hundreds.
+	 */
+	static final int MOST_CHARS_PER_CALL = 1 << 20;
+
+	/**
+	 * Most calls of one bucket's adds in flight at once. One would serialise adds from many threads behind each
+	 * reply; two keep Redis busy while a reply travels. Eight threads adding to one bucket, enqueue scenario of
+	 * the benchmarks: 25,174-28,788 adds/s with one, 36,687-37,130 with two, 32,585-40,552 with four, 35,172 with
+	 * eight; asynchronous adds from one thread: 72,823-98,837, 106,697-115,207, 109,805-114,471 and 95,361.
+	 */
+	public static final int MOST_CALLS_IN_FLIGHT = 2;
+
+	/**
+	 * Most calls a blocking add waits for: the first of its bucket's calls in flight, then its own, each with its
+	 * retries.
+	 */
+	public static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
+
+	private final BucketOperations operations;
+
+	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
+
+	public AddCoalescer(BucketOperations operations) {
+		this.operations = operations;
+	}
+
+	/**
+	 * Adds a job, alone or with others waiting for its bucket. The future completes with the add script's code
+	 * for it (1 added, 2 replaced, 0 rejected as existing), or fails with the {@link RuntimeException} its call
+	 * failed with, or that the check of the Redis version threw on this thread. Dependent actions without an
+	 * executor of their own run on the thread that completes it: the Redis client's I/O thread, a thread of the
+	 * common fork-join pool after a retry, or this one.
+	 */
+	public CompletableFuture<Long> add(NewJob job) {
+		try {
+			// here, so that no call of a lane, sent from whichever thread answered the one before, blocks on it
+			this.operations.checkRedisVersion();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (!this.operations.sendsWithoutBlocking()) {
+			return ConnectionRetries
+				.callAsync("add", job.bucket().topic(), () -> this.operations.addAsync(job.bucket(), List.of(job)))
+				.thenApply((codes) -> codes.get(0));
+		}
+		return this.lanes.computeIfAbsent(job.bucket(), Lane::new).add(job);
+	}
+
+	/**
+	 * The adds of one bucket: those waiting, in the order they were made; the calls taken and not yet answered;
+	 * the calls taken and not yet sent, in the order taken, and whether a thread is sending them.
+	 */
+	private final class Lane {
+
+		private final BucketKeys bucket;
+
+		/** Guarded by this lane. */
+		private final ArrayDeque<WaitingAdd> waiting = new ArrayDeque<>();
+
+		/**
+		 * Guarded by this lane: how many calls of this bucket's adds were taken and not yet answered. Adds wait
+		 * only while {@value #MOST_CALLS_IN_FLIGHT} are.
+		 */
+		private int callsInFlight;
+
+		/** Guarded by this lane: calls taken, in the order taken, not yet sent. */
+		private final ArrayDeque<List<WaitingAdd>> toSend = new ArrayDeque<>();
+
+		/** Guarded by this lane: whether a thread is sending {@link #toSend}. */
+		private boolean sending;
+
+		Lane(BucketKeys bucket) {
+			this.bucket = bucket;
+		}
+
+		CompletableFuture<Long> add(NewJob job) {
+			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
+			synchronized (this) {
+				this.waiting.add(add);
+				if (this.callsInFlight == MOST_CALLS_IN_FLIGHT) {
+					return add.code(); // the first call in flight to be answered takes it
+				}
+				this.callsInFlight++;
+				this.toSend.add(takeBatch());
+			}
+			sendTaken();
+			return add.code();
+		}
+
+		/**
+		 * Sends the calls taken, in the order taken, unless another thread is already sending them (and will
+		 * send these too).
+		 */
+		private void sendTaken() {
+			synchronized (this) {
+				if (this.sending) {
+					return;
+				}
+				this.sending = true;
+			}
+			sendUntilNoneTaken();
+		}
+
+		/**
+		 * Sends the calls taken until none is left. A call answered before it was sent (it failed at once, on a
+		 * closed connection) leaves the rest to a thread of the common pool: the thread that added is not held up
+		 * sending, and failing, the adds others keep making.
+		 */
+		private void sendUntilNoneTaken() {
+			while (true) {
+				List<WaitingAdd> batch;
+				synchronized (this) {
+					batch = this.toSend.poll();
+					if (batch == null) {
+						this.sending = false;
+						return;
+					}
+				}
+				if (send(batch).isDone()) {
+					ForkJoinPool.commonPool().execute(this::sendUntilNoneTaken);
+					return;
+				}
+			}
+		}
+
+		/**
+		 * Sends one call; the returned stage completes once its adds are answered.
+		 */
+		private CompletableFuture<Void> send(List<WaitingAdd> batch) {
+			List<NewJob> jobs = new ArrayList<>(batch.size());
+			for (WaitingAdd add : batch) {
+				jobs.add(add.job());
+			}
+			CompletableFuture<List<Long>> reply;
+			try {
+				reply = ConnectionRetries.callAsync("add", this.bucket.topic(),
+						() -> AddCoalescer.this.operations.addAsync(this.bucket, jobs));
+			}
+			catch (Throwable ex) {
+				reply = CompletableFuture.failedFuture(ex);
+			}
+			return reply.handle((codes, failure) -> {
+				answer(batch, codes, failure);
+				return null;
+			});
+		}
+
+		/**
+		 * Takes the adds that waited meanwhile as the next call and sends it, or else counts one call fewer in
+		 * flight; then answers each add of this call. Never throws: the lane's next call depends on it.
+		 */
+		private void answer(List<WaitingAdd> answered, List<Long> codes, Throwable failure) {
+			boolean taken = false;
+			synchronized (this) {
+				if (this.waiting.isEmpty()) {
+					this.callsInFlight--;
+				}
+				else {
+					this.toSend.add(takeBatch());
+					taken = true;
+				}
+			}
+			try {
+				if (taken) {
+					sendTaken(); // before the answered adds' callers go on
+				}
+			}
+			finally {
+				complete(answered, codes, failure);
+			}
+		}
+
+		private void complete(List<WaitingAdd> answered, List<Long> codes, Throwable failure) {
+			Throwable cause = failure;
+			while (cause instanceof CompletionException && cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			if (cause == null && (codes == null || codes.size() != answered.size())) {
+				cause = new IllegalStateException("The add script answered " + ((codes != null) ? codes.size() : 0)
+						+ " codes for " + answered.size() + " jobs of bucket " + this.bucket.index() + " of topic \""
+						+ this.bucket.topic() + "\"");
+			}
+			for (int i = 0; i < answered.size(); i++) {
+				if (cause != null) {
+					answered.get(i).code().completeExceptionally(cause);
+				}
+				else {
+					answered.get(i).code().complete(codes.get(i));
+				}
+			}
+		}
+
+		/**
+		 * Takes the next call's adds off the head of the waiting ones: at least one, at most
+		 * {@value #MOST_JOBS_PER_CALL}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
+		 * Called holding this lane, with adds waiting.
+		 */
+		private List<WaitingAdd> takeBatch() {
+			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), MOST_JOBS_PER_CALL));
+			long chars = 0;
+			while (!this.waiting.isEmpty() && batch.size() < MOST_JOBS_PER_CALL) {
+				NewJob job = this.waiting.peek().job();
+				chars += job.payload().length() + job.headers().length();
+				if (!batch.isEmpty() && chars > MOST_CHARS_PER_CALL) {
+					break;
+				}
+				batch.add(this.waiting.poll());
+			}
+			return batch;
+		}
+
+	}
+
+	private record WaitingAdd(NewJob job, CompletableFuture<Long> code) {
+	}
+
+}
