@@ -142,9 +142,10 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Sends the calls taken until none is left. A call answered before it was sent (it failed at once, on a
-		 * closed connection) leaves the rest to a thread of the common pool: the thread that added is not held up
-		 * sending, and failing, the adds others keep making.
+		 * Sends the calls taken until none is left. A call answered on this thread before {@code send} returned
+		 * (it failed before it was sent, on a closed connection) leaves the rest to a thread of the common pool:
+		 * the thread that added is not held up sending, and failing, the adds others keep making. (A call merely
+		 * answered quickly, on the I/O thread, does not: a lane waiting for a busy pool thread would stall.)
 		 */
 		private void sendUntilNoneTaken() {
 			while (true) {
@@ -156,7 +157,7 @@ public final class AddCoalescer {
 						return;
 					}
 				}
-				if (send(batch).isDone()) {
+				if (send(batch).getNow(false)) {
 					ForkJoinPool.commonPool().execute(this::sendUntilNoneTaken);
 					return;
 				}
@@ -164,9 +165,11 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Sends one call; the returned stage completes once its adds are answered.
+		 * Sends one call; the returned stage completes once its adds are answered, with whether they were
+		 * answered on the thread that sent it.
 		 */
-		private CompletableFuture<Void> send(List<WaitingAdd> batch) {
+		private CompletableFuture<Boolean> send(List<WaitingAdd> batch) {
+			Thread sender = Thread.currentThread();
 			List<NewJob> jobs = new ArrayList<>(batch.size());
 			for (WaitingAdd add : batch) {
 				jobs.add(add.job());
@@ -181,7 +184,7 @@ public final class AddCoalescer {
 			}
 			return reply.handle((codes, failure) -> {
 				answer(batch, codes, failure);
-				return null;
+				return Thread.currentThread() == sender;
 			});
 		}
 
