@@ -82,10 +82,7 @@ class AddCoalescingIntegrationTests {
 	void addsMadeWhileTheirBucketsCallsAreInFlightGoTogetherInItsNextCall() {
 		long callsBefore = TestRedis.scriptCalls(this.admin);
 		pauseWriters();
-		List<CompletableFuture<Boolean>> inFlight = new ArrayList<>();
-		for (int i = 0; i < AddCoalescer.MOST_CALLS_IN_FLIGHT; i++) {
-			inFlight.add(this.queue.addAsync(job("in-flight-" + i).build()));
-		}
+		List<CompletableFuture<Boolean>> inFlight = fillCallsInFlight();
 		List<CompletableFuture<Boolean>> waiting = new ArrayList<>();
 		for (int i = 0; i < 98; i++) {
 			waiting.add(this.queue.addAsync(job("waiting-" + i).build()));
@@ -94,8 +91,8 @@ class AddCoalescingIntegrationTests {
 
 		adminCommand("CLIENT", "UNPAUSE");
 
-		assertThat(inFlight).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
-		assertThat(waiting).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
+		assertAllAdded(inFlight);
+		assertAllAdded(waiting);
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
 			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 1);
 		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(1 + AddCoalescer.MOST_CALLS_IN_FLIGHT + 98);
@@ -106,10 +103,7 @@ class AddCoalescingIntegrationTests {
 		String large = "\"" + "x".repeat(300_000) + "\"";
 		long callsBefore = TestRedis.scriptCalls(this.admin);
 		pauseWriters();
-		List<CompletableFuture<Boolean>> inFlight = new ArrayList<>();
-		for (int i = 0; i < AddCoalescer.MOST_CALLS_IN_FLIGHT; i++) {
-			inFlight.add(this.queue.addAsync(job("in-flight-" + i).build()));
-		}
+		List<CompletableFuture<Boolean>> inFlight = fillCallsInFlight();
 		List<CompletableFuture<Boolean>> waiting = new ArrayList<>();
 		for (int i = 0; i < 10; i++) {
 			waiting.add(this.queue.addAsync(job("large-" + i).payload(large).build()));
@@ -117,8 +111,8 @@ class AddCoalescingIntegrationTests {
 
 		adminCommand("CLIENT", "UNPAUSE");
 
-		assertThat(inFlight).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
-		assertThat(waiting).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
+		assertAllAdded(inFlight);
+		assertAllAdded(waiting);
 		// 3 payloads are 900,006 characters, and a fourth would take a call past 1,048,576: calls of 3, 3, 3 and 1
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
 			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 4);
@@ -165,7 +159,7 @@ class AddCoalescingIntegrationTests {
 			.withMessageContaining("OOM"));
 		adminCommand("CONFIG", "SET", "maxmemory", "0");
 		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(1);
-		assertThat(this.queue.addAsync(job("later").build())).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertAdded(this.queue.addAsync(job("later").build()));
 		assertThat(this.queue.add(job("blocking").build())).isTrue();
 		adminCommand("CONFIG", "SET", "maxmemory", "1");
 		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.queue.add(job("refused").build()))
@@ -185,7 +179,7 @@ class AddCoalescingIntegrationTests {
 		assertThat(killOtherClients()).isPositive();
 		adminCommand("CLIENT", "UNPAUSE");
 
-		assertThat(adds).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
+		assertAllAdded(adds);
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls run")
 			.isLessThanOrEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 1);
 		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(1 + AddCoalescer.MOST_CALLS_IN_FLIGHT + 10);
@@ -204,7 +198,7 @@ class AddCoalescingIntegrationTests {
 
 		adminCommand("CLIENT", "UNPAUSE");
 
-		assertThat(adds).allSatisfy((add) -> assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true));
+		assertAllAdded(adds);
 		// two sent alone, then the 1,198 that waited in calls of 500, 500 and 198
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
 			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 3);
@@ -312,6 +306,25 @@ class AddCoalescingIntegrationTests {
 		assertThat(TestRedis.assertOneStateEach(this.admin, this.prefix)).isEqualTo(ids + 1);
 		// a thread's asynchronous adds, made back to back, find two calls in flight many times over
 		assertThat(calls).as("seed " + seed + ": script calls").isLessThan(threads * ids / 2);
+	}
+
+	/**
+	 * Adds as many jobs as fill the bucket's calls in flight, which a pause of the writers holds there.
+	 */
+	private List<CompletableFuture<Boolean>> fillCallsInFlight() {
+		List<CompletableFuture<Boolean>> inFlight = new ArrayList<>();
+		for (int i = 0; i < AddCoalescer.MOST_CALLS_IN_FLIGHT; i++) {
+			inFlight.add(this.queue.addAsync(job("in-flight-" + i).build()));
+		}
+		return inFlight;
+	}
+
+	private static void assertAllAdded(List<CompletableFuture<Boolean>> adds) {
+		assertThat(adds).allSatisfy(AddCoalescingIntegrationTests::assertAdded);
+	}
+
+	private static void assertAdded(CompletableFuture<Boolean> add) {
+		assertThat(add).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
 	}
 
 	private Job.Builder job(String id) {
