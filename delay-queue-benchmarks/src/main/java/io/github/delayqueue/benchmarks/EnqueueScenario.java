@@ -277,7 +277,11 @@ final class EnqueueScenario {
 		window.add(() -> queue.addAsync(payload, delay));
 	}
 
-	private static int addBatch(QueueUnderTest queue, AtomicInteger nextIndex) {
+	/**
+	 * Adds {@value #BATCH} jobs in one batch, each due in 1 to 2 hours, as this scenario's batched variant does
+	 * (scenario 7 counts the same batch).
+	 */
+	static int addBatch(QueueUnderTest queue, AtomicInteger nextIndex) {
 		List<String> payloads = new ArrayList<>(BATCH);
 		long[] delays = new long[BATCH];
 		long now = System.currentTimeMillis();

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -65,7 +66,8 @@ final class InstructionsScenario {
 						Runnable add = () -> queue.add(Payloads.of(index[0]++, 0), Context.farDelayMillis());
 						repeat(WARMUP, add);
 						perAdd.put(side, callgrind.count(side.name().toLowerCase(), adds, () -> repeat(adds, add)));
-						Runnable addBatch = () -> addBatch(queue, index);
+						AtomicInteger nextIndex = new AtomicInteger(index[0]);
+						Runnable addBatch = () -> EnqueueScenario.addBatch(queue, nextIndex);
 						addBatch.run();
 						perBatchedAdd.put(side, callgrind.count(side.name().toLowerCase() + "-batched",
 								EnqueueScenario.BATCH, addBatch));
@@ -126,16 +128,6 @@ final class InstructionsScenario {
 			}
 			return perJob;
 		}
-	}
-
-	private static void addBatch(QueueUnderTest queue, int[] index) {
-		int batch = EnqueueScenario.BATCH;
-		List<String> payloads = IntStream.range(0, batch).mapToObj((i) -> Payloads.of(index[0]++, 0)).toList();
-		long[] delays = new long[batch];
-		for (int i = 0; i < batch; i++) {
-			delays[i] = Context.farDelayMillis();
-		}
-		queue.addAll(payloads, delays);
 	}
 
 	private static void addDue(DelayQueueUnderTest queue, int jobs) {

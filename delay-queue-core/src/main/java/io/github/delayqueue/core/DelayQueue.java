@@ -116,7 +116,7 @@ public class DelayQueue implements AutoCloseable {
 		this.redis.setExposeConnection(true);
 		this.bucketCounts = new BucketCounts(this.redis, this.keys);
 		this.operations = new BucketOperations(this.redis);
-		this.adds = new AddCoalescer(this.operations);
+		this.adds = new AddCoalescer(this.operations, SCRIPT_BATCH_SIZE);
 		this.migration = new BucketMigration(this.redis, this.operations, this.keys);
 		this.controls = new TopicControls(this.redis);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
@@ -139,7 +139,7 @@ public class DelayQueue implements AutoCloseable {
 	 * reconnect. Other failures, a command timeout among them, are thrown as they are.
 	 * <p>
 	 * An add made while two calls of adds of the same bucket are in flight waits for the first, then goes to
-	 * Redis in one script call with the other adds that waited (at most 500 jobs), each answered as if added
+	 * Redis in one script call with the other adds that waited (at most {@value #SCRIPT_BATCH_SIZE} jobs), each answered as if added
 	 * alone, though a job that makes the script fail fails the adds sharing its call: adds made at once from many
 	 * threads cost Redis as little as a third of what they would one call each, and an add made alone waits for
 	 * nothing. That takes Lettuce's connection factory sharing its native connection (the default) and not
@@ -152,13 +152,7 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public boolean add(Job job) {
 		NewJob newJob = toNewJob(job);
-		boolean added;
-		if (this.operations.sendsWithoutBlocking()) {
-			added = this.operations.await(this.adds.add(newJob), AddCoalescer.MOST_CALLS_AN_ADD_WAITS_FOR) != 0;
-		}
-		else {
-			added = sendAdd(newJob.bucket(), List.of(newJob)).get(0) != 0;
-		}
+		boolean added = this.adds.addAndWait(newJob) != 0;
 		observeAdded(job, added);
 		return added;
 	}

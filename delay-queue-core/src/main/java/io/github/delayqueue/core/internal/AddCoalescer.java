@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ForkJoinPool;
@@ -12,7 +11,7 @@ import java.util.concurrent.ForkJoinPool;
 /**
  * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
  * {@value #MOST_CALLS_IN_FLIGHT} calls per bucket are in flight, and the adds made while they are wait for the
- * first to be answered, then go together in the bucket's next call: up to {@value #MOST_JOBS_PER_CALL} jobs and
+ * first to be answered, then go together in the bucket's next call: up to the queue's script batch of jobs and
  * {@value #MOST_CHARS_PER_CALL} characters of payload and headers in all (a first job larger than that goes
  * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing; adds
  * made at once from many threads, or many asynchronous adds from one, share calls, and Redis runs the add script
@@ -32,9 +31,6 @@ import java.util.concurrent.ForkJoinPool;
  */
 public final class AddCoalescer {
 
-	/** Most jobs one call takes, as {@code DelayQueue.addAll} sends them. */
-	static final int MOST_JOBS_PER_CALL = 500;
-
 	/**
 	 * Most characters of payload and headers one call takes, its first job's included, unless its first job
 	 * alone has more: an add waits behind a few large jobs rather than hundreds.
@@ -53,14 +49,32 @@ public final class AddCoalescer {
 	 * Most calls a blocking add waits for: the first of its bucket's calls in flight, then its own, each with its
 	 * retries.
 	 */
-	public static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
+	private static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
 
 	private final BucketOperations operations;
 
+	/** Most jobs one call takes: as many as the queue's other batched script calls. */
+	private final int mostJobsPerCall;
+
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
 
-	public AddCoalescer(BucketOperations operations) {
+	public AddCoalescer(BucketOperations operations, int mostJobsPerCall) {
 		this.operations = operations;
+		this.mostJobsPerCall = mostJobsPerCall;
+	}
+
+	/**
+	 * Adds a job, alone or with others waiting for its bucket, and waits for its code (see {@link #add}); with a
+	 * client that cannot send from its I/O thread, makes the call on this thread, backing off between retries
+	 * here.
+	 */
+	public long addAndWait(NewJob job) {
+		if (!this.operations.sendsWithoutBlocking()) {
+			return ConnectionRetries.call("add", job.bucket().topic(),
+					() -> this.operations.add(job.bucket(), List.of(job)))
+				.get(0);
+		}
+		return this.operations.await(add(job), MOST_CALLS_AN_ADD_WAITS_FOR);
 	}
 
 	/**
@@ -79,11 +93,21 @@ public final class AddCoalescer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (!this.operations.sendsWithoutBlocking()) {
-			return ConnectionRetries
-				.callAsync("add", job.bucket().topic(), () -> this.operations.addAsync(job.bucket(), List.of(job)))
-				.thenApply((codes) -> codes.get(0));
+			return call(job.bucket(), List.of(job)).thenApply((codes) -> codes.get(0));
 		}
 		return this.lanes.computeIfAbsent(job.bucket(), Lane::new).add(job);
+	}
+
+	/**
+	 * Sends one add script call, again after a connection failure (the add tokens make a repeat harmless).
+	 */
+	private CompletableFuture<List<Long>> call(BucketKeys bucket, List<NewJob> jobs) {
+		try {
+			return ConnectionRetries.callAsync("add", bucket.topic(), () -> this.operations.addAsync(bucket, jobs));
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**
@@ -174,15 +198,7 @@ public final class AddCoalescer {
 			for (WaitingAdd add : batch) {
 				jobs.add(add.job());
 			}
-			CompletableFuture<List<Long>> reply;
-			try {
-				reply = ConnectionRetries.callAsync("add", this.bucket.topic(),
-						() -> AddCoalescer.this.operations.addAsync(this.bucket, jobs));
-			}
-			catch (Throwable ex) {
-				reply = CompletableFuture.failedFuture(ex);
-			}
-			return reply.handle((codes, failure) -> {
+			return call(this.bucket, jobs).handle((codes, failure) -> {
 				answer(batch, codes, failure);
 				return Thread.currentThread() == sender;
 			});
@@ -214,10 +230,7 @@ public final class AddCoalescer {
 		}
 
 		private void complete(List<WaitingAdd> answered, List<Long> codes, Throwable failure) {
-			Throwable cause = failure;
-			while (cause instanceof CompletionException && cause.getCause() != null) {
-				cause = cause.getCause();
-			}
+			Throwable cause = (failure != null) ? ScriptRunner.unwrap(failure) : null;
 			if (cause == null && (codes == null || codes.size() != answered.size())) {
 				cause = new IllegalStateException("The add script answered " + ((codes != null) ? codes.size() : 0)
 						+ " codes for " + answered.size() + " jobs of bucket " + this.bucket.index() + " of topic \""
@@ -235,13 +248,14 @@ public final class AddCoalescer {
 
 		/**
 		 * Takes the next call's adds off the head of the waiting ones: at least one, at most
-		 * {@value #MOST_JOBS_PER_CALL}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
+		 * {@link #mostJobsPerCall}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
 		 * Called holding this lane, with adds waiting.
 		 */
 		private List<WaitingAdd> takeBatch() {
-			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), MOST_JOBS_PER_CALL));
+			int most = AddCoalescer.this.mostJobsPerCall;
+			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), most));
 			long chars = 0;
-			while (!this.waiting.isEmpty() && batch.size() < MOST_JOBS_PER_CALL) {
+			while (!this.waiting.isEmpty() && batch.size() < most) {
 				NewJob job = this.waiting.peek().job();
 				chars += job.payload().length() + job.headers().length();
 				if (!batch.isEmpty() && chars > MOST_CHARS_PER_CALL) {

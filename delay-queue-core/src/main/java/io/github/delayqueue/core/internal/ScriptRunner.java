@@ -262,7 +262,10 @@ public final class ScriptRunner {
 		return reply;
 	}
 
-	private static Throwable unwrap(Throwable failure) {
+	/**
+	 * The failure inside the {@link CompletionException}s and {@link ExecutionException}s wrapped around it.
+	 */
+	static Throwable unwrap(Throwable failure) {
 		Throwable cause = failure;
 		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
 				&& cause.getCause() != null) {
