@@ -1,6 +1,13 @@
 package io.github.delayqueue.benchmarks;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -20,12 +27,15 @@ final class CpuMeter {
 
 	private final Map<String, long[]> commandsStart;
 
+	private final Map<Long, ThreadCpu> threadsStart;
+
 	private CpuMeter(RedisAdmin admin) {
 		this.admin = admin;
 		this.redisStart = redisSeconds(admin);
 		this.jvmStart = jvmNanos();
 		this.wallStart = System.nanoTime();
 		this.commandsStart = admin.commandStats();
+		this.threadsStart = threadCpu();
 	}
 
 	static CpuMeter start(RedisAdmin admin) {
@@ -68,6 +78,7 @@ final class CpuMeter {
 				}
 			}
 			usage.put("redisMicrosPerJobInCommands", (double) inCommands / jobs);
+			usage.put("jvmCpuMicrosPerJobByThread", perJobByThread(jobs));
 			usage.put("commands", commands);
 		}
 		return usage;
@@ -76,6 +87,109 @@ final class CpuMeter {
 	private static double redisSeconds(RedisAdmin admin) {
 		Map<String, String> cpu = admin.info("cpu");
 		return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
+	}
+
+	/**
+	 * The CPU time each kind of thread of this JVM spent per job since the start, largest first: threads named
+	 * alike but for their numbers are one kind ({@code lettuce-nioEven}, as Linux cuts the names, for Lettuce's
+	 * I/O threads); a thread started since counts from its start, one ended since not at all.
+	 */
+	private Map<String, Double> perJobByThread(long jobs) {
+		Map<String, Long> byKind = new HashMap<>();
+		for (Map.Entry<Long, ThreadCpu> entry : threadCpu().entrySet()) {
+			ThreadCpu now = entry.getValue();
+			ThreadCpu before = this.threadsStart.get(entry.getKey());
+			long spent = now.nanos() - ((before != null) ? before.nanos() : 0);
+			byKind.merge(now.kind(), spent, Long::sum);
+		}
+		Map<String, Double> perJob = new LinkedHashMap<>();
+		byKind.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue() > 0)
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+			.forEach((entry) -> perJob.put(entry.getKey(), entry.getValue() / 1e3 / jobs));
+		return perJob;
+	}
+
+	/**
+	 * The CPU time the JIT compiler threads spent so far, -1 where it cannot be read.
+	 */
+	static long compilerNanos() {
+		if (!Files.isDirectory(Path.of("/proc/self/task"))) {
+			return -1;
+		}
+		long nanos = 0;
+		for (ThreadCpu thread : threadCpu().values()) {
+			if (thread.kind().startsWith("C# CompilerThre")) {
+				nanos += thread.nanos();
+			}
+		}
+		return nanos;
+	}
+
+	/**
+	 * The {@code most} kinds of thread that spent the most CPU per job in a measurement {@link #stop} returned,
+	 * as text: {@code name=us, ...}.
+	 */
+	static String largest(Map<String, Object> usage, int most) {
+		if (!(usage.get("jvmCpuMicrosPerJobByThread") instanceof Map<?, ?> byThread)) {
+			return "-";
+		}
+		return byThread.entrySet()
+			.stream()
+			.limit(most)
+			.map((entry) -> String.format("%s=%.1f", entry.getKey(), (Double) entry.getValue()))
+			.collect(java.util.stream.Collectors.joining(", "));
+	}
+
+	/**
+	 * Each thread's CPU time so far, by thread id: on Linux every thread of the process from
+	 * {@code /proc/self/task} (the JIT compilers' and the garbage collector's too, named as the kernel has them,
+	 * cut to 15 characters), elsewhere the Java threads the JVM lists.
+	 */
+	private static Map<Long, ThreadCpu> threadCpu() {
+		Map<Long, ThreadCpu> cpu = new HashMap<>();
+		Path tasks = Path.of("/proc/self/task");
+		if (Files.isDirectory(tasks)) {
+			try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+				for (Path thread : threads) {
+					try {
+						// schedstat: time on the CPU in ns, time waiting for it, time slices
+						long nanos = Long.parseLong(Files.readString(thread.resolve("schedstat")).split(" ")[0]);
+						String name = Files.readString(thread.resolve("comm")).strip();
+						cpu.put(Long.parseLong(thread.getFileName().toString()), new ThreadCpu(kind(name), nanos));
+					}
+					catch (IOException | RuntimeException ex) {
+						// the thread ended while read
+					}
+				}
+				return cpu;
+			}
+			catch (IOException ex) {
+				cpu.clear();
+			}
+		}
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		if (!threads.isThreadCpuTimeSupported()) {
+			return cpu;
+		}
+		for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+			if (info == null) {
+				continue;
+			}
+			long nanos = threads.getThreadCpuTime(info.getThreadId());
+			if (nanos >= 0) {
+				cpu.put(info.getThreadId(), new ThreadCpu(kind(info.getThreadName()), nanos));
+			}
+		}
+		return cpu;
+	}
+
+	private static String kind(String threadName) {
+		return threadName.replaceAll("\\d+", "#");
+	}
+
+	private record ThreadCpu(String kind, long nanos) {
 	}
 
 	private static long jvmNanos() {

@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  * call per job, up to {@value #WINDOW} in flight), from eight threads, and in batches of {@value #BATCH} from
  * one thread ({@code addAll} for delay-queue, as many {@code offerAsync} calls for Redisson, which pipelines
  * them). Every job is due one to two hours later, so nothing falls due while adding. Each measurement follows
- * a warm-up of unmeasured adds, a longer one before a queue's first, while the JIT compiles its add path. A
+ * a warm-up of unmeasured adds that lasts until the JIT compilers are quiet ({@link Warmup}). A
  * bare {@code PING} from one thread on a connection of the benchmark's own is timed for half as long just
  * before and half just after each queue's 1-thread adds: the ceiling of a one-round-trip add, taken as close
  * in time to the adds as it can be.
@@ -38,6 +38,7 @@ final class EnqueueScenario {
 		Map<Side, Map<Variant, Double>> rates = new EnumMap<>(Side.class);
 		Map<Side, Ping> pings = new EnumMap<>(Side.class);
 		Map<String, Object> cpu = new LinkedHashMap<>();
+		Map<String, Object> warmups = new LinkedHashMap<>();
 		for (Side side : this.context.sides()) {
 			Map<Variant, Double> sideRates = new EnumMap<>(Variant.class);
 			try (QueueUnderTest queue = this.context.open(side); RedisAdmin ping = this.context.connectAdmin()) {
@@ -54,9 +55,13 @@ final class EnqueueScenario {
 					}
 					sideRates.put(variant, measurement.rate());
 					cpu.put(side.label() + ", " + variant.label, measurement.cpu());
-					Context.log("  %-11s %-10s %,10.0f jobs/s  (CPU per job: Redis %.1f us, JVM %.1f us)", side.label(),
-							variant.label, measurement.rate(), measurement.cpu().get("redisCpuMicrosPerJob"),
-							measurement.cpu().get("jvmCpuMicrosPerJob"));
+					warmups.put(side.label() + ", " + variant.label, measurement.warmupSeconds());
+					Context.log("  %-11s %-10s %,10.0f jobs/s  (CPU per job: Redis %.1f us, JVM %.1f us; after %.1f s of "
+							+ "warm-up)", side.label(), variant.label, measurement.rate(),
+							measurement.cpu().get("redisCpuMicrosPerJob"), measurement.cpu().get("jvmCpuMicrosPerJob"),
+							measurement.warmupSeconds());
+					Context.log("  %-11s %-10s JVM CPU per job by thread, us: %s", side.label(), variant.label,
+							CpuMeter.largest(measurement.cpu(), 4));
 				}
 			}
 			Ping ping = pings.get(side);
@@ -71,19 +76,23 @@ final class EnqueueScenario {
 			return;
 		}
 		report(rates.get(Side.DELAY_QUEUE), rates.get(Side.REDISSON), pings.get(Side.DELAY_QUEUE),
-				pings.get(Side.REDISSON), cpu);
+				pings.get(Side.REDISSON), cpu, warmups);
 	}
 
 	private void report(Map<Variant, Double> ours, Map<Variant, Double> redisson, Ping ourPing, Ping redissonPing,
-			Map<String, Object> cpu) {
+			Map<String, Object> cpu, Map<String, Object> warmups) {
 		Settings settings = this.context.settings();
-		String measured = String.format("%.1f s after %.1f s warm-up (%.1f s before a queue's first measurement)",
-				settings.enqueueSeconds(), settings.enqueueWarmupSeconds(), settings.enqueueFirstWarmupSeconds());
+		String measured = String.format("%.1f s after a warm-up of at least %.1f s (%.1f s before a queue's first "
+				+ "measurement) and at most %.0f s, until the JIT compilers used under %.0f %% of a core over %d ms "
+				+ "(warmupSeconds)", settings.enqueueSeconds(), settings.enqueueWarmupSeconds(),
+				settings.enqueueFirstWarmupSeconds(), settings.enqueueWarmupMaxSeconds(), Warmup.QUIET_SHARE * 100,
+				Warmup.STEP_MILLIS);
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("measured", measured);
 		details.put("payloadBytes", Payloads.SIZE);
 		details.put("delay", "1-2 h");
 		details.put("cpu", cpu);
+		details.put("warmupSeconds", warmups);
 		Results results = this.context.results();
 		double oursOneThread = ours.get(Variant.ONE_THREAD);
 		double oursOverPing = oursOneThread / ourPing.rate();
@@ -146,19 +155,23 @@ final class EnqueueScenario {
 	/**
 	 * Measures one thread's adds on the calling thread, with {@code PING}s on the benchmark's own connection
 	 * timed for half as long just before and half as long just after: the add rate and its ceiling as close
-	 * in time as they can be taken.
+	 * in time as they can be taken, the adds warmed up again after the first PINGs.
 	 */
 	private OneThread measureOneThread(QueueUnderTest queue, RedisAdmin ping) {
 		Settings settings = this.context.settings();
 		AtomicInteger nextIndex = new AtomicInteger();
-		repeat(() -> addOne(queue, nextIndex), settings.enqueueFirstWarmupSeconds());
+		double warmup = Warmup.running(() -> addOne(queue, nextIndex), settings.enqueueFirstWarmupSeconds(),
+				settings.enqueueWarmupMaxSeconds());
 		repeat(ping::ping, settings.enqueueFirstWarmupSeconds());
 		double before = repeat(ping::ping, settings.enqueueSeconds() / 2).rate();
+		// the PINGs share code of the Redis client with the adds and can make the JIT compile it again
+		warmup += Warmup.running(() -> addOne(queue, nextIndex), settings.enqueueWarmupSeconds(),
+				settings.enqueueWarmupMaxSeconds());
 		CpuMeter cpu = CpuMeter.start(this.context.admin());
 		Timed adds = repeat(() -> addOne(queue, nextIndex), settings.enqueueSeconds());
 		Map<String, Object> cpuUse = cpu.stop(adds.count());
 		double after = repeat(ping::ping, settings.enqueueSeconds() / 2).rate();
-		return new OneThread(new Measurement(adds.rate(), cpuUse), new Ping(before, after));
+		return new OneThread(new Measurement(adds.rate(), cpuUse, warmup), new Ping(before, after));
 	}
 
 	/**
@@ -236,7 +249,7 @@ final class EnqueueScenario {
 			producers.add(producer);
 		}
 		Settings settings = this.context.settings();
-		Context.sleepMillis((long) (settings.enqueueWarmupSeconds() * 1000));
+		double warmup = Warmup.waiting(settings.enqueueWarmupSeconds(), settings.enqueueWarmupMaxSeconds());
 		long before = completed.getAsLong();
 		CpuMeter cpu = CpuMeter.start(this.context.admin());
 		long start = System.nanoTime();
@@ -259,10 +272,13 @@ final class EnqueueScenario {
 		if (variant == Variant.ASYNC) {
 			window.awaitAllAdded(TimeUnit.MINUTES.toMillis(2));
 		}
-		return new Measurement(total / Context.seconds(elapsed), cpuUse);
+		return new Measurement(total / Context.seconds(elapsed), cpuUse, warmup);
 	}
 
-	record Measurement(double rate, Map<String, Object> cpu) {
+	/**
+	 * @param warmupSeconds how long the warm-up before the measurement lasted
+	 */
+	record Measurement(double rate, Map<String, Object> cpu, double warmupSeconds) {
 	}
 
 	private static int addOne(QueueUnderTest queue, AtomicInteger nextIndex) {

@@ -113,17 +113,24 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	}
 
 	/**
-	 * Seconds of warm-up before a queue's first enqueue measurement (one thread): long enough for the JIT to
-	 * compile the add path of the queue and its client, which the short warm-up of the others leaves
-	 * interpreted for much of the measurement.
+	 * The shortest warm-up before a queue's first enqueue measurement (one thread), in seconds; it goes on until
+	 * the JIT compilers are quiet ({@link Warmup}), at most {@link #enqueueWarmupMaxSeconds} seconds.
 	 */
 	double enqueueFirstWarmupSeconds() {
 		return this.quick ? 0.5 : 2;
 	}
 
-	/** Seconds of warm-up before each further enqueue measurement, on an add path compiled by then. */
+	/**
+	 * The shortest warm-up before each further enqueue measurement, in seconds, on an add path mostly compiled
+	 * by then; it too goes on until the compilers are quiet.
+	 */
 	double enqueueWarmupSeconds() {
 		return this.quick ? 0.3 : 0.5;
+	}
+
+	/** The longest any enqueue warm-up lasts, in seconds, however busy the compilers stay. */
+	double enqueueWarmupMaxSeconds() {
+		return this.quick ? 5 : 30;
 	}
 
 	/** Seconds each enqueue measurement lasts. */

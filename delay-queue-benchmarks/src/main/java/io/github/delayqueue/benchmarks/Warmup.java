@@ -1,0 +1,66 @@
+package io.github.delayqueue.benchmarks;
+
+/**
+ * A warm-up that lasts until the JIT compilers are done with what is being warmed up: on 2 cores, a compiler
+ * thread busy through a measurement takes much of a core from the client and Redis (enqueue scenario, 2 s of
+ * warm-up: the C2 compiler spent 110 us of CPU per add through the measured adds that followed, more than the
+ * Redis client's I/O thread, 70). It goes on in steps of {@value #STEP_MILLIS} ms until a step in which the
+ * compiler threads spent under {@value #QUIET_SHARE} of the step's wall time, after at least the minimum and at
+ * most the maximum it is given. Where the compilers' CPU time cannot be read (no {@code /proc}), the minimum.
+ */
+final class Warmup {
+
+	static final long STEP_MILLIS = 500;
+
+	/** A compiler's share of one core under which it counts as quiet. */
+	static final double QUIET_SHARE = 0.03;
+
+	private Warmup() {
+	}
+
+	/**
+	 * Runs {@code operation} over and over on the calling thread until the compilers are quiet, and returns
+	 * the seconds it took.
+	 */
+	static double running(Runnable operation, double minSeconds, double maxSeconds) {
+		return until(minSeconds, maxSeconds, (stepEnd) -> {
+			while (System.nanoTime() < stepEnd) {
+				operation.run();
+			}
+		});
+	}
+
+	/**
+	 * Waits while other threads do what is warmed up until the compilers are quiet, and returns the seconds it
+	 * took.
+	 */
+	static double waiting(double minSeconds, double maxSeconds) {
+		return until(minSeconds, maxSeconds, (stepEnd) -> Context.sleepMillis(
+				Math.max(0, (stepEnd - System.nanoTime()) / 1_000_000)));
+	}
+
+	private static double until(double minSeconds, double maxSeconds, Step step) {
+		long start = System.nanoTime();
+		long min = start + (long) (minSeconds * 1e9);
+		long max = start + (long) (maxSeconds * 1e9);
+		while (true) {
+			long stepStart = System.nanoTime();
+			long compiling = CpuMeter.compilerNanos();
+			step.run(stepStart + STEP_MILLIS * 1_000_000);
+			long stepEnd = System.nanoTime();
+			long compiled = CpuMeter.compilerNanos() - compiling;
+			if (stepEnd >= max || (stepEnd >= min && (compiling < 0 || compiled < QUIET_SHARE * (stepEnd - stepStart)))) {
+				return Context.seconds(stepEnd - start);
+			}
+		}
+	}
+
+	@FunctionalInterface
+	private interface Step {
+
+		/** Runs what is warmed up until {@code endNanos} on the {@link System#nanoTime} clock. */
+		void run(long endNanos);
+
+	}
+
+}
