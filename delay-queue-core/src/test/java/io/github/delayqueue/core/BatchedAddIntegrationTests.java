@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
+import io.github.delayqueue.core.internal.DelayQueueScripts;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.NewJob;
 import io.github.delayqueue.test.RedisServer;
@@ -112,6 +113,67 @@ class BatchedAddIntegrationTests {
 			assertThat(answers).as(context + ": answers to " + generated).isEqualTo(oneByOneAnswers);
 			assertThat(contents(together)).as(context + ": keys after " + generated).isEqualTo(contents(oneByOne));
 		}
+	}
+
+	/**
+	 * add.lua leaves out what a job whose policy gets no number needs, and add_unnumbered, which a call goes to
+	 * then, does all an add does through common.lua's functions: the two must answer and write alike for every
+	 * call add.lua takes, and add.lua must write no job of a call it leaves to the other.
+	 */
+	@Test
+	void theAddScriptAndTheOneForUnnumberedPoliciesAnswerAndWriteAlike(RedisServer server) {
+		long seed = Long.getLong("delayqueue.batched-add.seed", new Random().nextLong());
+		logger.info("Add scripts seed {} (rerun with -Ddelayqueue.batched-add.seed={})", seed, seed);
+		Random random = new Random(seed);
+		BucketOperations operations = new BucketOperations(redis);
+		DelayQueueScripts scripts = new DelayQueueScripts();
+		for (int round = 0; round < 60; round++) {
+			String context = "seed " + seed + ", round " + round;
+			BucketKeys add = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
+			BucketKeys unnumbered = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
+			Case generated = Case.random(random);
+			for (BucketKeys bucket : List.of(add, unnumbered)) {
+				generated.setUp(operations, bucket);
+			}
+			Map<String, Object> before = contents(add);
+
+			List<Object> answer = redis.execute(scripts.add, scriptKeys(add), scriptArguments(add, generated.batch(add)));
+			List<Object> unnumberedAnswer = redis.execute(scripts.addUnnumbered, scriptKeys(unnumbered),
+					scriptArguments(unnumbered, generated.batch(unnumbered)));
+
+			if (generated.policiesFull()) {
+				assertThat(answer).as(context + ": answer to " + generated).containsExactly("UNNUMBERED");
+				assertThat(contents(add)).as(context + ": keys after " + generated).isEqualTo(before);
+			}
+			else {
+				assertThat(answer.subList(1, answer.size())).as(context + ": answers to " + generated)
+					.isEqualTo(unnumberedAnswer.subList(1, unnumberedAnswer.size()));
+				assertThat(contents(add)).as(context + ": keys after " + generated).isEqualTo(contents(unnumbered));
+			}
+		}
+	}
+
+	/** Both add scripts' keys, as add.lua lists them, the reserved and dead sets included. */
+	private static List<String> scriptKeys(BucketKeys bucket) {
+		return List.of(bucket.jobs(), bucket.payloads(), bucket.delayed(), bucket.ready(), bucket.signal(),
+				bucket.policies(), bucket.reserved(), bucket.dead());
+	}
+
+	/**
+	 * Both add scripts' arguments, as add.lua lists them: the wake-up channel, the bucket's index, then per job
+	 * its id, {@code @} and its due time, its policy line, what to do if the id exists, and its pool entry but
+	 * the policy number.
+	 */
+	private static Object[] scriptArguments(BucketKeys bucket, List<NewJob> jobs) {
+		List<Object> args = new ArrayList<>(List.of(bucket.wakeChannel(), "0"));
+		for (NewJob job : jobs) {
+			String headers = job.headers().isEmpty() ? "" : ":" + job.headers().length();
+			String entry = (job.addToken().isEmpty() && headers.isEmpty()) ? "|" + job.payload()
+					: ":" + job.addToken() + headers + "|" + job.headers() + job.payload();
+			args.addAll(List.of(job.id(), "@" + job.dueAtMillis(), "30000|" + job.maxAttempts() + "|1000|1.0|1000|0.0",
+					job.ifExists().name(), entry));
+		}
+		return args.toArray();
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package io.github.delayqueue.core.internal;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -15,6 +16,7 @@ import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.CorruptJobException;
 import io.github.delayqueue.core.DeadLetter;
+import io.github.delayqueue.core.IfExists;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobPolicy;
@@ -57,12 +59,19 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Adds jobs of one bucket in one script call. Returns, per job in order, 1 added, 2 replaced an
-	 * existing job, or 0 rejected as existing. A job that already carries its add token was added by an
-	 * earlier delivery of the same call: it is left as it is and answered 1 (or 2 when asked to replace).
+	 * Adds jobs of one bucket in one script call (two when a job's policy gets no number, see
+	 * {@link #addUnnumberedIfAsked}). Returns, per job in order, 1 added, 2 replaced an existing job, or 0
+	 * rejected as existing. A job that already carries its add token was added by an earlier delivery of the
+	 * same call: it is left as it is and answered 1 (or 2 when asked to replace).
 	 */
 	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
-		return addCodes(run(this.scripts.add, addKeys(keys), addArguments(keys, jobs)));
+		List<String> addKeys = addKeys(keys, jobs);
+		Object[] args = addArguments(keys, jobs);
+		List reply = run(this.scripts.add, addKeys, args);
+		if (unnumbered(reply)) {
+			reply = run(this.scripts.addUnnumbered, addKeys, args);
+		}
+		return addCodes(reply);
 	}
 
 	/**
@@ -76,8 +85,22 @@ public final class BucketOperations {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return this.runner.send(this.scripts.add, addKeys(keys), addArguments(keys, jobs))
+		List<String> addKeys = addKeys(keys, jobs);
+		Object[] args = addArguments(keys, jobs);
+		return this.runner.send(this.scripts.add, addKeys, args)
+			.thenCompose((reply) -> unnumbered((List) reply)
+					? this.runner.send(this.scripts.addUnnumbered, addKeys, args) : CompletableFuture.completedFuture(reply))
 			.thenApply((reply) -> addCodes((List) reply));
+	}
+
+	/**
+	 * Whether the add script answered that a job's policy gets no number, as the bucket already numbers the most
+	 * policies it does, without writing a job: the same call then goes to {@code add_unnumbered}, which gives
+	 * such a job its meta at add. The add script leaves that out, as Lua would make the functions writing a meta
+	 * anew on every call of it.
+	 */
+	private static boolean unnumbered(List reply) {
+		return reply.size() == 1 && "UNNUMBERED".equals(reply.get(0));
 	}
 
 	/**
@@ -104,27 +127,55 @@ public final class BucketOperations {
 		this.versionCheck.check();
 	}
 
-	private static List<String> addKeys(BucketKeys keys) {
-		return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.reserved(), keys.dead(),
-				keys.signal(), keys.policies());
+	/**
+	 * The add scripts' keys: the reserved and dead sets only for a call with a job that replaces, as only such a
+	 * job may take an id out of them (every key is one more argument Redis takes into Lua).
+	 */
+	private static List<String> addKeys(BucketKeys keys, List<NewJob> jobs) {
+		for (NewJob job : jobs) {
+			if (job.ifExists() == IfExists.REPLACE) {
+				return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.signal(),
+						keys.policies(), keys.reserved(), keys.dead());
+			}
+		}
+		return List.of(keys.jobs(), keys.payloads(), keys.delayed(), keys.ready(), keys.signal(), keys.policies());
 	}
 
+	/**
+	 * The add scripts' arguments: the poller wake-up channel, the bucket's index, then per job its id, when it is
+	 * due ({@code @} and the time, or the delay from the Redis clock's now), its policy line, what to do if the
+	 * id exists, and its pool entry but the policy number (see add.lua).
+	 */
 	private Object[] addArguments(BucketKeys keys, List<NewJob> jobs) {
-		Object[] args = new Object[2 + jobs.size() * 8];
+		Object[] args = new Object[2 + jobs.size() * 5];
 		args[0] = keys.wakeChannel();
 		args[1] = Integer.toString(keys.index());
 		int i = 2;
 		for (NewJob job : jobs) {
 			args[i++] = job.id();
-			args[i++] = job.payload();
-			args[i++] = (job.dueAtMillis() != null) ? "" : Long.toString(job.delayMillis());
-			args[i++] = (job.dueAtMillis() != null) ? Long.toString(job.dueAtMillis()) : "";
+			args[i++] = (job.dueAtMillis() != null) ? "@" + job.dueAtMillis() : Long.toString(job.delayMillis());
 			args[i++] = policyLine(job);
 			args[i++] = job.ifExists().name();
-			args[i++] = job.addToken();
-			args[i++] = job.headers();
+			args[i++] = entryAfterPolicyNumber(job);
 		}
 		return args;
+	}
+
+	/**
+	 * A job's pool entry but its policy number, as {@code entry_join} in common.lua writes it:
+	 * {@code :token[:headers length]|headers payload}, the length in UTF-8 bytes as Lua counts it; without the
+	 * {@code :token} part when there is neither a token nor headers.
+	 */
+	static String entryAfterPolicyNumber(NewJob job) {
+		String token = job.addToken();
+		String headers = job.headers();
+		if (token.isEmpty() && headers.isEmpty()) {
+			return "|" + job.payload();
+		}
+		if (headers.isEmpty()) {
+			return ":" + token + "|" + job.payload();
+		}
+		return ":" + token + ":" + headers.getBytes(StandardCharsets.UTF_8).length + "|" + headers + job.payload();
 	}
 
 	/**

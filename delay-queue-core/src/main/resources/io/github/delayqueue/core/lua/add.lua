@@ -1,129 +1,130 @@
--- add: puts new jobs into their bucket, each delayed or (when already due) ready: one job, or a batch
--- that pays for the clock read, the poller wake-up and the consumer signal once.
+-- add: puts new jobs into their bucket, each delayed or (when already due) ready: one job, or a batch that pays
+-- for the clock read, the poller wake-up and the consumer signal once. The hottest script, so written out without
+-- common.lua's functions: Lua makes a script's functions anew on every call, which cost an add 16 % of its
+-- instructions (README, "Where an add's time goes in Redis").
 --
--- KEYS[1] jobs      hash  id -> meta (written here only for a job whose policy gets no number)
+-- KEYS[1] jobs      hash  id -> meta (written here only by add_unnumbered)
 -- KEYS[2] payloads  hash  id -> policy number:add token[:headers length]|[headers]payload
 -- KEYS[3] delayed   zset  id by due time
 -- KEYS[4] ready     zset  id by due time
--- KEYS[5] reserved  zset  id by lease deadline
--- KEYS[6] dead      zset  id by time of death
--- KEYS[7] signal    zset  consumer wake-up marker
--- KEYS[8] policies  hash  the bucket's numbered policies
+-- KEYS[5] signal    zset  consumer wake-up marker
+-- KEYS[6] policies  hash  the bucket's numbered policies
+-- KEYS[7] reserved  zset  id by lease deadline   } only when a job of the call replaces
+-- KEYS[8] dead      zset  id by time of death    }
 -- ARGV[1] poller wake-up channel   ARGV[2] this bucket's index
--- then 8 arguments per job:
---   id, payload, delay in ms from the Redis clock's now (or '' when a due time follows),
---   due time in epoch ms taken as given (or ''), its policy line (as `policies` holds it, see common.lua),
---   'REJECT' or 'REPLACE' for an existing id,
---   the add token: random characters (no ':' or '|') the producer sends again when it retries this add,
---   and the job's headers block ('' for none)
+-- then 5 arguments per job:
+--   id;
+--   when: its delay in ms from the Redis clock's now, or '@' and its due time in epoch ms taken as given;
+--   its policy line (as `policies` holds it, see common.lua);
+--   'REJECT' or 'REPLACE' for an existing id;
+--   its pool entry but the policy number: ':' add token [':' headers length] '|' headers payload (entry_join in
+--   common.lua), the add token being random characters (no ':' or '|') the producer sends again when it retries
+--   this add.
 --
--- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an
--- existing job, 0 rejected (the id exists). An add whose job already carries its token was delivered
--- before (a client re-sent it after a reconnect, or the producer retried it): it changes nothing and
--- answers as the first delivery did, 1 (or 2 for 'REPLACE'), with a due time of -1.
+-- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an existing job,
+-- 0 rejected (the id exists). An add whose job already carries its token was delivered before (a client re-sent
+-- it after a reconnect, or the producer retried it): it changes nothing and answers as the first delivery did, 1
+-- (or 2 for 'REPLACE'), with a due time of -1.
+-- Returns { 'UNNUMBERED' } when a job's policy gets no number (its bucket numbers MAX_POLICIES policies), having
+-- written nothing but numbers of the call's other policies: the caller sends the same call to add_unnumbered,
+-- which writes such a job's meta at add.
 
-local jobs, payloads, delayed, ready, reserved, dead, signal, policies =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local now = now_ms()
-local head = earliest(delayed)
+local jobs, payloads, delayed, ready, signal, policies = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+
+-- The add token of a pool entry, or of its part after the policy number; nil for none (see entry_head in
+-- common.lua). An entry holding the token of an add was written by an earlier delivery of that add.
+local TOKEN = '^[^:|]*:([^:|]+):?%d*|'
+
+local t = redis.call('TIME')
+local now = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)
+
+-- each job's policy number first, numbering the policies new to the bucket, before any job is written
+local numbers = {}
+for first = 3, #ARGV, 5 do
+  local policy = ARGV[first + 2]
+  if not numbers[policy] then
+    local number = redis.call('HGET', policies, '=' .. policy)
+    if not number then
+      local count = redis.call('HLEN', policies) / 2
+      if count >= MAX_POLICIES then
+        return { 'UNNUMBERED' }
+      end
+      number = string.format('%d', count + 1)
+      redis.call('HSET', policies, number, policy, '=' .. policy, number)
+    end
+    numbers[policy] = number
+  end
+end
+
+local head = tonumber(redis.call('ZRANGE', delayed, '0', '0', 'WITHSCORES')[2]) or -1
 local new_head = head
 local any_ready = false
-local known_policies = {}
 local reply = { now }
+local replied = 1
 
--- Whether `entry` was written by an earlier delivery of the add carrying `token`.
-local function written_by(entry, token)
-  if not entry or token == '' then
-    return false -- an entry from before add tokens has none, and matches no add
-  end
-  local _, entry_token = entry_head(entry)
-  return entry_token == token
-end
-
--- each job's policy number first, before any job is written: a line a job's meta will be read from (its policy
--- gets no number) must be readable, and a script stopped by an error halfway would keep what it wrote
-local numbers = {}
-for first = 3, #ARGV, 8 do
-  local number = policy_number(policies, ARGV[first + 4], known_policies)
-  if number == '' and not policy_meta(ARGV[first + 4], 'D', 0) then
-    return redis.error_reply('ERR unreadable policy line of job ' .. ARGV[first] .. ': ' .. ARGV[first + 4])
-  end
-  numbers[first] = number
-end
-
-for first = 3, #ARGV, 8 do
-  local id = ARGV[first]
+for first = 3, #ARGV, 5 do
+  local id, when, if_exists, tail = ARGV[first], ARGV[first + 1], ARGV[first + 3], ARGV[first + 4]
   local due
-  if ARGV[first + 3] ~= '' then
-    due = tonumber(ARGV[first + 3])
+  if string.byte(when) == 64 then -- '@'
+    due = tonumber(string.sub(when, 2))
   else
-    due = now + tonumber(ARGV[first + 2])
+    due = now + tonumber(when)
   end
-  local state = 'D'
-  if due <= now then
-    state = 'R'
-  end
-  local policy = ARGV[first + 4]
-  local number = numbers[first]
-  local token = ARGV[first + 6]
-  local entry = entry_join(number, token, ARGV[first + 7], ARGV[first + 1])
+  local entry = numbers[ARGV[first + 2]] .. tail
 
   local code = 1
-  local delivered_before = false
-  if ARGV[first + 5] == 'REPLACE' then
+  local delivered = false -- before: by a client that re-sent the call, or a producer that retried the add
+  if if_exists == 'REPLACE' then
     local old_entry = redis.call('HGET', payloads, id)
     local old_meta = redis.call('HGET', jobs, id)
-    if written_by(old_entry, token) then
+    if old_entry and string.match(old_entry, TOKEN) == (string.match(tail, TOKEN) or false) then
       code = 2
-      delivered_before = true -- replacing again would take the job back from a consumer already running it
-    elseif old_entry or old_meta then
-      redis.call('HSET', payloads, id, entry)
-      code = 2
-      local old = meta_decode(old_meta)
-      if old then
-        unindex({ D = delayed, R = ready, L = reserved, X = dead }, id, old.state)
-      else
-        for _, key in ipairs({ delayed, ready, reserved, dead }) do
-          redis.call('ZREM', key, id)
-        end
-      end
-      if old_meta then
-        redis.call('HDEL', jobs, id)
-      end
+      delivered = true -- replacing again would take the job back from a consumer already running it
     else
       redis.call('HSET', payloads, id, entry)
+      if old_entry or old_meta then
+        code = 2
+        -- out of every index, whatever its meta says: an id corrupt data left in two is in none after
+        redis.call('ZREM', delayed, id)
+        redis.call('ZREM', ready, id)
+        redis.call('ZREM', KEYS[7], id)
+        redis.call('ZREM', KEYS[8], id)
+        if old_meta then
+          redis.call('HDEL', jobs, id)
+        end
+      end
     end
   elseif redis.call('HEXISTS', jobs, id) == 1 or redis.call('HSETNX', payloads, id, entry) == 0 then
-    if written_by(redis.call('HGET', payloads, id), token) then
-      delivered_before = true
+    local old_entry = redis.call('HGET', payloads, id)
+    if old_entry and string.match(old_entry, TOKEN) == (string.match(tail, TOKEN) or false) then
+      delivered = true
     else
       code = 0 -- a job with meta but no payload (only corrupt data has that) still counts as existing
     end
   end
 
-  if delivered_before then
-    reply[#reply + 1] = code
-    reply[#reply + 1] = -1
-  elseif code ~= 0 then
-    if number == '' then
-      redis.call('HSET', jobs, id, meta_encode(policy_meta(policy, state, due)))
-    end
-    if state == 'R' then
-      redis.call('ZADD', ready, int(due), id)
+  if delivered or code == 0 then
+    reply[replied + 1], reply[replied + 2] = code, -1
+  else
+    local score = string.format('%d', due)
+    if due <= now then
+      redis.call('ZADD', ready, score, id)
       any_ready = true
     else
-      redis.call('ZADD', delayed, int(due), id)
+      redis.call('ZADD', delayed, score, id)
       if new_head < 0 or due < new_head then
         new_head = due
       end
     end
-    reply[#reply + 1] = code
-    reply[#reply + 1] = due
-  else
-    reply[#reply + 1] = 0
-    reply[#reply + 1] = -1
+    reply[replied + 1], reply[replied + 2] = code, due
   end
+  replied = replied + 2
 end
 
-announce_new_jobs(signal, any_ready, head, new_head, ARGV[1], ARGV[2])
+if any_ready then
+  redis.call('ZADD', signal, '0', 'ready')
+end
+if new_head ~= head then
+  redis.call('PUBLISH', ARGV[1], ARGV[2])
+end
 return reply
