@@ -83,10 +83,10 @@ final class EnqueueScenario {
 			Map<String, Object> cpu, Map<String, Object> warmups) {
 		Settings settings = this.context.settings();
 		String measured = String.format("%.1f s after a warm-up of at least %.1f s (%.1f s before a queue's first "
-				+ "measurement) and at most %.0f s, until the JIT compilers used under %.0f %% of a core over %d ms "
-				+ "(warmupSeconds)", settings.enqueueSeconds(), settings.enqueueWarmupSeconds(),
+				+ "measurement) and at most %.0f s, until the JIT compilers used under %.0f %% of a core over %d ms, "
+				+ "%d times in a row (warmupSeconds)", settings.enqueueSeconds(), settings.enqueueWarmupSeconds(),
 				settings.enqueueFirstWarmupSeconds(), settings.enqueueWarmupMaxSeconds(), Warmup.QUIET_SHARE * 100,
-				Warmup.STEP_MILLIS);
+				Warmup.STEP_MILLIS, Warmup.QUIET_STEPS);
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("measured", measured);
 		details.put("payloadBytes", Payloads.SIZE);

@@ -4,13 +4,20 @@ package io.github.delayqueue.benchmarks;
  * A warm-up that lasts until the JIT compilers are done with what is being warmed up: on 2 cores, a compiler
  * thread busy through a measurement takes much of a core from the client and Redis (enqueue scenario, 2 s of
  * warm-up: the C2 compiler spent 110 us of CPU per add through the measured adds that followed, more than the
- * Redis client's I/O thread, 70). It goes on in steps of {@value #STEP_MILLIS} ms until a step in which the
- * compiler threads spent under {@value #QUIET_SHARE} of the step's wall time, after at least the minimum and at
- * most the maximum it is given. Where the compilers' CPU time cannot be read (no {@code /proc}), the minimum.
+ * Redis client's I/O thread, 70). It goes on in steps of {@value #STEP_MILLIS} ms until the compiler threads
+ * spent under {@value #QUIET_SHARE} of a step's wall time {@value #QUIET_STEPS} steps in a row, after at least
+ * the minimum and at most the maximum it is given. Where the compilers' CPU time cannot be read (no {@code /proc}), the minimum.
  */
 final class Warmup {
 
 	static final long STEP_MILLIS = 500;
+
+	/**
+	 * Steps in a row the compilers must be quiet: after one, a method deoptimised by what ran before (the PINGs
+	 * around the 1-thread adds) could still be compiled again once its new profile filled, and was, through the
+	 * measurement that followed (30 us of C2's CPU per add).
+	 */
+	static final int QUIET_STEPS = 3;
 
 	/** A compiler's share of one core under which it counts as quiet. */
 	static final double QUIET_SHARE = 0.03;
@@ -43,13 +50,15 @@ final class Warmup {
 		long start = System.nanoTime();
 		long min = start + (long) (minSeconds * 1e9);
 		long max = start + (long) (maxSeconds * 1e9);
+		int quietSteps = 0;
 		while (true) {
 			long stepStart = System.nanoTime();
 			long compiling = CpuMeter.compilerNanos();
 			step.run(stepStart + STEP_MILLIS * 1_000_000);
 			long stepEnd = System.nanoTime();
 			long compiled = CpuMeter.compilerNanos() - compiling;
-			if (stepEnd >= max || (stepEnd >= min && (compiling < 0 || compiled < QUIET_SHARE * (stepEnd - stepStart)))) {
+			quietSteps = (compiling < 0 || compiled < QUIET_SHARE * (stepEnd - stepStart)) ? quietSteps + 1 : 0;
+			if (stepEnd >= max || (stepEnd >= min && quietSteps >= QUIET_STEPS)) {
 				return Context.seconds(stepEnd - start);
 			}
 		}
