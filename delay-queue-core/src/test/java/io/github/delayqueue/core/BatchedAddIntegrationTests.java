@@ -15,7 +15,6 @@ import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.internal.BucketKeys;
 import io.github.delayqueue.core.internal.BucketOperations;
-import io.github.delayqueue.core.internal.DelayQueueScripts;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.NewJob;
 import io.github.delayqueue.test.RedisServer;
@@ -26,10 +25,12 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -116,62 +117,58 @@ class BatchedAddIntegrationTests {
 	}
 
 	/**
-	 * add.lua leaves out what a job whose policy gets no number needs, and add_unnumbered, which a call goes to
-	 * then, does all an add does through common.lua's functions: the two must answer and write alike for every
-	 * call add.lua takes, and add.lua must write no job of a call it leaves to the other.
+	 * The add script written out whole (commit 2705010) answers and writes as the script it replaced, kept as it
+	 * was sent in {@code add-before-2705010.lua}, over the same random cases: each set up in two buckets, its batch
+	 * added through {@link BucketOperations#add} to one (the arguments as the client builds them now) and by the
+	 * former script to the other (its own arguments), and the answers and every key of the two buckets compared.
 	 */
 	@Test
-	void theAddScriptAndTheOneForUnnumberedPoliciesAnswerAndWriteAlike(RedisServer server) {
+	@SuppressWarnings("rawtypes")
+	void theAddScriptAnswersAndWritesAsTheScriptItReplaced(RedisServer server) {
 		long seed = Long.getLong("delayqueue.batched-add.seed", new Random().nextLong());
-		logger.info("Add scripts seed {} (rerun with -Ddelayqueue.batched-add.seed={})", seed, seed);
+		logger.info("Former add script seed {} (rerun with -Ddelayqueue.batched-add.seed={})", seed, seed);
 		Random random = new Random(seed);
 		BucketOperations operations = new BucketOperations(redis);
-		DelayQueueScripts scripts = new DelayQueueScripts();
-		for (int round = 0; round < 60; round++) {
+		RedisScript<List> formerAdd = RedisScript.of(new ClassPathResource("add-before-2705010.lua", getClass()),
+				List.class);
+		for (int round = 0; round < 80; round++) {
 			String context = "seed " + seed + ", round " + round;
-			BucketKeys add = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
-			BucketKeys unnumbered = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
+			BucketKeys now = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
+			BucketKeys former = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
 			Case generated = Case.random(random);
-			for (BucketKeys bucket : List.of(add, unnumbered)) {
+			for (BucketKeys bucket : List.of(now, former)) {
 				generated.setUp(operations, bucket);
 			}
-			Map<String, Object> before = contents(add);
 
-			List<Object> answer = redis.execute(scripts.add, scriptKeys(add), scriptArguments(add, generated.batch(add)));
-			List<Object> unnumberedAnswer = redis.execute(scripts.addUnnumbered, scriptKeys(unnumbered),
-					scriptArguments(unnumbered, generated.batch(unnumbered)));
+			List<Long> answers = operations.add(now, generated.batch(now));
+			List<?> formerReply = redis.execute(formerAdd, formerKeys(former),
+					formerArguments(former, generated.batch(former)));
 
-			if (generated.policiesFull()) {
-				assertThat(answer).as(context + ": answer to " + generated).containsExactly("UNNUMBERED");
-				assertThat(contents(add)).as(context + ": keys after " + generated).isEqualTo(before);
+			List<Long> formerAnswers = new ArrayList<>();
+			for (int i = 1; i < formerReply.size(); i += 2) {
+				formerAnswers.add((Long) formerReply.get(i));
 			}
-			else {
-				assertThat(answer.subList(1, answer.size())).as(context + ": answers to " + generated)
-					.isEqualTo(unnumberedAnswer.subList(1, unnumberedAnswer.size()));
-				assertThat(contents(add)).as(context + ": keys after " + generated).isEqualTo(contents(unnumbered));
-			}
+			assertThat(answers).as(context + ": answers to " + generated).isEqualTo(formerAnswers);
+			assertThat(contents(now)).as(context + ": keys after " + generated).isEqualTo(contents(former));
 		}
 	}
 
-	/** Both add scripts' keys, as add.lua lists them, the reserved and dead sets included. */
-	private static List<String> scriptKeys(BucketKeys bucket) {
-		return List.of(bucket.jobs(), bucket.payloads(), bucket.delayed(), bucket.ready(), bucket.signal(),
-				bucket.policies(), bucket.reserved(), bucket.dead());
+	/** The former add script's keys, in its order. */
+	private static List<String> formerKeys(BucketKeys bucket) {
+		return List.of(bucket.jobs(), bucket.payloads(), bucket.delayed(), bucket.ready(), bucket.reserved(),
+				bucket.dead(), bucket.signal(), bucket.policies());
 	}
 
 	/**
-	 * Both add scripts' arguments, as add.lua lists them: the wake-up channel, the bucket's index, then per job
-	 * its id, {@code @} and its due time, its policy line, what to do if the id exists, and its pool entry but
-	 * the policy number.
+	 * The former add script's arguments: the wake-up channel, the bucket's index, then 8 per job: id, payload,
+	 * delay ('' as a due time follows), due time, policy line, what to do if the id exists, add token, headers.
 	 */
-	private static Object[] scriptArguments(BucketKeys bucket, List<NewJob> jobs) {
-		List<Object> args = new ArrayList<>(List.of(bucket.wakeChannel(), "0"));
+	private static Object[] formerArguments(BucketKeys bucket, List<NewJob> jobs) {
+		List<Object> args = new ArrayList<>(List.of(bucket.wakeChannel(), Integer.toString(bucket.index())));
 		for (NewJob job : jobs) {
-			String headers = job.headers().isEmpty() ? "" : ":" + job.headers().length();
-			String entry = (job.addToken().isEmpty() && headers.isEmpty()) ? "|" + job.payload()
-					: ":" + job.addToken() + headers + "|" + job.headers() + job.payload();
-			args.addAll(List.of(job.id(), "@" + job.dueAtMillis(), "30000|" + job.maxAttempts() + "|1000|1.0|1000|0.0",
-					job.ifExists().name(), entry));
+			args.addAll(List.of(job.id(), job.payload(), "", Long.toString(job.dueAtMillis()),
+					"30000|" + job.maxAttempts() + "|1000|1.0|1000|0.0", job.ifExists().name(), job.addToken(),
+					job.headers()));
 		}
 		return args.toArray();
 	}
@@ -243,16 +240,22 @@ class BatchedAddIntegrationTests {
 	}
 
 	/**
-	 * One random case: what the bucket holds before (jobs added earlier, some with meta, some of them with
-	 * their pool entry lost, perhaps a bucket that numbers no more policies) and the batch added after, its ids
-	 * drawn from a few so that they meet existing jobs and each other, with their tokens.
+	 * One random case: what the bucket holds before (jobs added earlier, some claimed since or dead, with their
+	 * meta, some of them with their pool entry lost; a bucket that numbers no more policies, or one more) and the
+	 * batch added after, its ids drawn from a few so that they meet existing jobs and each other, with their
+	 * tokens.
 	 */
-	private record Case(boolean policiesFull, List<Spec> before, List<String> metaWithoutEntry, List<Spec> batch) {
+	private record Case(int policiesNumbered, List<Spec> before, Map<String, Character> claimed,
+			List<String> metaWithoutEntry, List<Spec> batch) {
 
 		private static final List<String> IDS = List.of("a", "b", "c", "d", "e", "f");
 
 		static Case random(Random random) {
-			boolean policiesFull = random.nextInt(4) == 0;
+			int policiesNumbered = switch (random.nextInt(8)) {
+				case 0, 1 -> 1_000; // none more: each job gets its meta at add
+				case 2 -> 999; // one more
+				default -> 0;
+			};
 			List<Spec> before = new ArrayList<>();
 			Map<String, String> tokens = new HashMap<>();
 			for (String id : IDS) {
@@ -262,8 +265,15 @@ class BatchedAddIntegrationTests {
 					tokens.put(id, spec.token());
 				}
 			}
+			Map<String, Character> claimed = new HashMap<>();
 			List<String> metaWithoutEntry = new ArrayList<>();
 			for (Spec spec : before) {
+				switch (random.nextInt(6)) {
+					case 0 -> claimed.put(spec.id(), 'L');
+					case 1 -> claimed.put(spec.id(), 'X');
+					default -> {
+					}
+				}
 				if (random.nextInt(5) == 0) {
 					metaWithoutEntry.add(spec.id());
 				}
@@ -279,23 +289,33 @@ class BatchedAddIntegrationTests {
 				};
 				batch.add(Spec.random(random, id, token));
 			}
-			return new Case(policiesFull, before, metaWithoutEntry, batch);
+			return new Case(policiesNumbered, before, claimed, metaWithoutEntry, batch);
 		}
 
 		void setUp(BucketOperations operations, BucketKeys bucket) {
-			if (this.policiesFull) {
-				Map<String, String> policies = new HashMap<>();
-				for (int i = 1; i <= 1_000; i++) {
-					policies.put(Integer.toString(i), "filler-" + i);
-					policies.put("=filler-" + i, Integer.toString(i));
-				}
+			Map<String, String> policies = new HashMap<>();
+			for (int i = 1; i <= this.policiesNumbered; i++) {
+				policies.put(Integer.toString(i), "filler-" + i);
+				policies.put("=filler-" + i, Integer.toString(i));
+			}
+			if (!policies.isEmpty()) {
 				redis.opsForHash().putAll(bucket.policies(), policies);
 			}
 			for (Spec spec : this.before) {
 				operations.add(bucket, List.of(spec.toJob(bucket)));
 			}
+			// a job claimed since (or dead) has its meta, and is in reserved (or dead) alone
+			this.claimed.forEach((id, state) -> {
+				redis.opsForZSet().remove(bucket.delayed(), id);
+				redis.opsForZSet().remove(bucket.ready(), id);
+				redis.opsForZSet().add((state == 'L') ? bucket.reserved() : bucket.dead(), id, LATER);
+				redis.opsForHash().put(bucket.jobs(), id, state + "|1|3|30000|1000|lease-" + id + "|1000|1|1000|0|");
+			});
+			// a job whose pool entry was lost keeps its meta, in the state of the index it is in
 			for (String id : this.metaWithoutEntry) {
-				redis.opsForHash().putIfAbsent(bucket.jobs(), id, "D|0|3|30000|" + LATER + "||1000|1|1000|0|");
+				char state = this.claimed.containsKey(id) ? this.claimed.get(id)
+						: (redis.opsForZSet().score(bucket.ready(), id) != null) ? 'R' : 'D';
+				redis.opsForHash().putIfAbsent(bucket.jobs(), id, state + "|0|3|30000|" + LATER + "||1000|1|1000|0|");
 				redis.opsForHash().delete(bucket.payloads(), id);
 			}
 		}
@@ -310,7 +330,11 @@ class BatchedAddIntegrationTests {
 
 		static Spec random(Random random, String id, String token) {
 			long dueAt = random.nextBoolean() ? 1_000 + random.nextInt(1_000) : LATER + random.nextInt(1_000);
-			String headers = random.nextInt(4) == 0 ? "trace=" + random.nextInt(10) : "";
+			String headers = switch (random.nextInt(6)) {
+				case 0 -> "trace=" + random.nextInt(10);
+				case 1 -> "caf\u00e9=cr\u00e8me-" + random.nextInt(10); // its length in bytes is not its length in chars
+				default -> "";
+			};
 			IfExists ifExists = random.nextInt(6) == 0 ? IfExists.REPLACE : IfExists.REJECT;
 			return new Spec(id, dueAt, 1 + random.nextInt(3), token, headers, ifExists);
 		}

@@ -59,19 +59,12 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Adds jobs of one bucket in one script call (two when a job's policy gets no number, see
-	 * {@link #addUnnumberedIfAsked}). Returns, per job in order, 1 added, 2 replaced an existing job, or 0
-	 * rejected as existing. A job that already carries its add token was added by an earlier delivery of the
-	 * same call: it is left as it is and answered 1 (or 2 when asked to replace).
+	 * Adds jobs of one bucket in one script call. Returns, per job in order, 1 added, 2 replaced an existing
+	 * job, or 0 rejected as existing. A job that already carries its add token was added by an earlier delivery
+	 * of the same call: it is left as it is and answered 1 (or 2 when asked to replace).
 	 */
 	public List<Long> add(BucketKeys keys, List<NewJob> jobs) {
-		List<String> addKeys = addKeys(keys, jobs);
-		Object[] args = addArguments(keys, jobs);
-		List reply = run(this.scripts.add, addKeys, args);
-		if (unnumbered(reply)) {
-			reply = run(this.scripts.addUnnumbered, addKeys, args);
-		}
-		return addCodes(reply);
+		return addCodes(run(this.scripts.add, addKeys(keys, jobs), addArguments(keys, jobs)));
 	}
 
 	/**
@@ -85,22 +78,8 @@ public final class BucketOperations {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		List<String> addKeys = addKeys(keys, jobs);
-		Object[] args = addArguments(keys, jobs);
-		return this.runner.send(this.scripts.add, addKeys, args)
-			.thenCompose((reply) -> unnumbered((List) reply)
-					? this.runner.send(this.scripts.addUnnumbered, addKeys, args) : CompletableFuture.completedFuture(reply))
+		return this.runner.send(this.scripts.add, addKeys(keys, jobs), addArguments(keys, jobs))
 			.thenApply((reply) -> addCodes((List) reply));
-	}
-
-	/**
-	 * Whether the add script answered that a job's policy gets no number, as the bucket already numbers the most
-	 * policies it does, without writing a job: the same call then goes to {@code add_unnumbered}, which gives
-	 * such a job its meta at add. The add script leaves that out, as Lua would make the functions writing a meta
-	 * anew on every call of it.
-	 */
-	private static boolean unnumbered(List reply) {
-		return reply.size() == 1 && "UNNUMBERED".equals(reply.get(0));
 	}
 
 	/**
@@ -128,7 +107,7 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * The add scripts' keys: the reserved and dead sets only for a call with a job that replaces, as only such a
+	 * The add script's keys: the reserved and dead sets only for a call with a job that replaces, as only such a
 	 * job may take an id out of them (every key is one more argument Redis takes into Lua).
 	 */
 	private static List<String> addKeys(BucketKeys keys, List<NewJob> jobs) {
@@ -142,7 +121,7 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * The add scripts' arguments: the poller wake-up channel, the bucket's index, then per job its id, when it is
+	 * The add script's arguments: the poller wake-up channel, the bucket's index, then per job its id, when it is
 	 * due ({@code @} and the time, or the delay from the Redis clock's now), its policy line, what to do if the
 	 * id exists, and its pool entry but the policy number (see add.lua).
 	 */

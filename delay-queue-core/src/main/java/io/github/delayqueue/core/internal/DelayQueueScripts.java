@@ -23,8 +23,6 @@ public final class DelayQueueScripts {
 
 	public final RedisScript<List> add = load("add");
 
-	public final RedisScript<List> addUnnumbered = load("add_unnumbered");
-
 	public final RedisScript<List> promote = load("promote");
 
 	public final RedisScript<List> claim = load("claim", List.class, "schedule_record");
@@ -79,7 +77,7 @@ public final class DelayQueueScripts {
 	 * Every script, to load into Redis ahead of its first call.
 	 */
 	public List<RedisScript<?>> all() {
-		return List.of(this.add, this.addUnnumbered, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
+		return List.of(this.add, this.promote, this.claim, this.finish, this.fail, this.expire, this.extend,
 				this.release, this.cancel, this.reschedule, this.replay, this.purge, this.find, this.stats,
 				this.deadLetters, this.export, this.importJobs, this.forget, this.makeDue, this.payload, this.browse,
 				this.heartbeat, this.consumers, this.schedule, this.unschedule, this.scheduleRead);

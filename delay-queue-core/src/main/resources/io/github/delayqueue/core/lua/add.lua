@@ -1,9 +1,9 @@
 -- add: puts new jobs into their bucket, each delayed or (when already due) ready: one job, or a batch that pays
--- for the clock read, the poller wake-up and the consumer signal once. The hottest script, so written out without
--- common.lua's functions: Lua makes a script's functions anew on every call, which cost an add 16 % of its
--- instructions (README, "Where an add's time goes in Redis").
+-- for the clock read, the poller wake-up and the consumer signal once. The hottest script, so written out with
+-- no function of its own and only the two of common.lua a job whose policy gets no number needs: Lua makes a
+-- script's functions anew on every call (README, "Where an add's time goes in Redis").
 --
--- KEYS[1] jobs      hash  id -> meta (written here only by add_unnumbered)
+-- KEYS[1] jobs      hash  id -> meta (written here for a job whose policy gets no number, deleted for one replaced)
 -- KEYS[2] payloads  hash  id -> policy number:add token[:headers length]|[headers]payload
 -- KEYS[3] delayed   zset  id by due time
 -- KEYS[4] ready     zset  id by due time
@@ -17,17 +17,16 @@
 --   when: its delay in ms from the Redis clock's now, or '@' and its due time in epoch ms taken as given;
 --   its policy line (as `policies` holds it, see common.lua);
 --   'REJECT' or 'REPLACE' for an existing id;
---   its pool entry but the policy number: ':' add token [':' headers length] '|' headers payload (entry_join in
---   common.lua), the add token being random characters (no ':' or '|') the producer sends again when it retries
---   this add.
+--   its pool entry but the policy number, as entry_join in common.lua writes it: ':' add token [':' headers
+--   length] '|' headers payload, or '|' payload with neither a token nor headers; the add token is random
+--   characters (no ':' or '|') the producer sends again when it retries this add.
 --
 -- Returns { now ms, code, due ms, code, due ms, ... } with one code per job: 1 added, 2 replaced an existing job,
 -- 0 rejected (the id exists). An add whose job already carries its token was delivered before (a client re-sent
 -- it after a reconnect, or the producer retried it): it changes nothing and answers as the first delivery did, 1
--- (or 2 for 'REPLACE'), with a due time of -1.
--- Returns { 'UNNUMBERED' } when a job's policy gets no number (its bucket numbers MAX_POLICIES policies), having
--- written nothing but numbers of the call's other policies: the caller sends the same call to add_unnumbered,
--- which writes such a job's meta at add.
+-- (or 2 for 'REPLACE'), with a due time of -1. A job whose policy gets no number (its bucket numbers MAX_POLICIES
+-- policies already) gets its meta here, from its policy line; a line that cannot be read then fails the call with
+-- an error before any job is written.
 
 local jobs, payloads, delayed, ready, signal, policies = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 
@@ -38,7 +37,8 @@ local TOKEN = '^[^:|]*:([^:|]+):?%d*|'
 local t = redis.call('TIME')
 local now = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)
 
--- each job's policy number first, numbering the policies new to the bucket, before any job is written
+-- each job's policy number first, numbering the policies new to the bucket (or checking the line of one that gets
+-- no number), before any job is written
 local numbers = {}
 for first = 3, #ARGV, 5 do
   local policy = ARGV[first + 2]
@@ -47,10 +47,14 @@ for first = 3, #ARGV, 5 do
     if not number then
       local count = redis.call('HLEN', policies) / 2
       if count >= MAX_POLICIES then
-        return { 'UNNUMBERED' }
+        number = ''
+        if not policy_meta(policy, 'D', 0) then
+          return redis.error_reply('ERR unreadable policy line of job ' .. ARGV[first] .. ': ' .. policy)
+        end
+      else
+        number = string.format('%d', count + 1)
+        redis.call('HSET', policies, number, policy, '=' .. policy, number)
       end
-      number = string.format('%d', count + 1)
-      redis.call('HSET', policies, number, policy, '=' .. policy, number)
     end
     numbers[policy] = number
   end
@@ -70,7 +74,9 @@ for first = 3, #ARGV, 5 do
   else
     due = now + tonumber(when)
   end
-  local entry = numbers[ARGV[first + 2]] .. tail
+  local policy = ARGV[first + 2]
+  local number = numbers[policy]
+  local entry = number .. tail
 
   local code = 1
   local delivered = false -- before: by a client that re-sent the call, or a producer that retried the add
@@ -107,6 +113,9 @@ for first = 3, #ARGV, 5 do
     reply[replied + 1], reply[replied + 2] = code, -1
   else
     local score = string.format('%d', due)
+    if number == '' then
+      redis.call('HSET', jobs, id, meta_encode(policy_meta(policy, (due <= now) and 'R' or 'D', due)))
+    end
     if due <= now then
       redis.call('ZADD', ready, score, id)
       any_ready = true
