@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -109,6 +110,53 @@ final class CpuMeter {
 			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
 			.forEach((entry) -> perJob.put(entry.getKey(), entry.getValue() / 1e3 / jobs));
 		return perJob;
+	}
+
+	/**
+	 * The CPU use of several stretches measured apart (each what {@link #stop} returned for its jobs), as one:
+	 * seconds and shares of a core summed over the stretches, figures per job weighted by their jobs. Commands
+	 * by name are left out.
+	 */
+	static Map<String, Object> combine(List<Map<String, Object>> stretches, List<Long> jobs) {
+		double wall = 0;
+		double redis = 0;
+		double jvm = 0;
+		double inCommands = 0;
+		long total = 0;
+		Map<String, Double> byThread = new HashMap<>();
+		for (int i = 0; i < stretches.size(); i++) {
+			Map<String, Object> stretch = stretches.get(i);
+			long stretchJobs = jobs.get(i);
+			wall += (Double) stretch.get("wallSeconds");
+			redis += (Double) stretch.get("redisCpuSeconds");
+			jvm += (Double) stretch.get("jvmCpuSeconds");
+			total += stretchJobs;
+			if (stretchJobs > 0) {
+				inCommands += (Double) stretch.get("redisMicrosPerJobInCommands") * stretchJobs;
+				((Map<?, ?>) stretch.get("jvmCpuMicrosPerJobByThread")).forEach((kind, micros) -> byThread
+					.merge((String) kind, (Double) micros * stretchJobs, Double::sum));
+			}
+		}
+		Map<String, Object> usage = new LinkedHashMap<>();
+		usage.put("stretches", stretches.size());
+		usage.put("wallSeconds", wall);
+		usage.put("redisCpuSeconds", redis);
+		usage.put("redisCores", redis / wall);
+		usage.put("jvmCpuSeconds", jvm);
+		usage.put("jvmCores", jvm / wall);
+		if (total > 0) {
+			long jobCount = total;
+			usage.put("redisCpuMicrosPerJob", redis * 1e6 / total);
+			usage.put("jvmCpuMicrosPerJob", jvm * 1e6 / total);
+			usage.put("redisMicrosPerJobInCommands", inCommands / total);
+			Map<String, Double> perJob = new LinkedHashMap<>();
+			byThread.entrySet()
+				.stream()
+				.sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+				.forEach((entry) -> perJob.put(entry.getKey(), entry.getValue() / jobCount));
+			usage.put("jvmCpuMicrosPerJobByThread", perJob);
+		}
+		return usage;
 	}
 
 	/**

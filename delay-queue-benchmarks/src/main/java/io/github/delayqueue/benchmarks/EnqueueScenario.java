@@ -1,6 +1,7 @@
 package io.github.delayqueue.benchmarks;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,14 +17,17 @@ import java.util.function.LongSupplier;
  * call per job, up to {@value #WINDOW} in flight), from eight threads, and in batches of {@value #BATCH} from
  * one thread ({@code addAll} for delay-queue, as many {@code offerAsync} calls for Redisson, which pipelines
  * them). Every job is due one to two hours later, so nothing falls due while adding. Each measurement follows
- * a warm-up of unmeasured adds that lasts until the JIT compilers are quiet ({@link Warmup}). A
- * bare {@code PING} from one thread on a connection of the benchmark's own is timed for half as long just
- * before and half just after each queue's 1-thread adds: the ceiling of a one-round-trip add, taken as close
- * in time to the adds as it can be.
+ * a warm-up of unmeasured adds that lasts until the JIT compilers are quiet ({@link Warmup}). The queues' adds
+ * from one thread, the row the two are most often compared by, are measured in slices taken in turn, with slices
+ * of a bare {@code PING} from one thread on a connection of the benchmark's own between them: the ceiling of a
+ * one-round-trip add, seen by the same machine as the adds ({@link #measureOneThreadInTurns}).
  */
 final class EnqueueScenario {
 
 	static final int BATCH = 1000;
+
+	/** Rounds of the 1-thread measurement, each queue adding for a slice of it in turn. */
+	static final int TURNS = 10;
 
 	/** The most asynchronous adds one thread keeps in flight. */
 	static final int WINDOW = 256;
@@ -36,21 +40,19 @@ final class EnqueueScenario {
 
 	void run() {
 		Map<Side, Map<Variant, Double>> rates = new EnumMap<>(Side.class);
-		Map<Side, Ping> pings = new EnumMap<>(Side.class);
 		Map<String, Object> cpu = new LinkedHashMap<>();
 		Map<String, Object> warmups = new LinkedHashMap<>();
+		Map<Side, OneThread> oneThread = measureOneThreadInTurns();
 		for (Side side : this.context.sides()) {
 			Map<Variant, Double> sideRates = new EnumMap<>(Variant.class);
-			try (QueueUnderTest queue = this.context.open(side); RedisAdmin ping = this.context.connectAdmin()) {
+			try (QueueUnderTest queue = this.context.open(side)) {
 				for (Variant variant : Variant.values()) {
-					this.context.freshRedis();
 					Measurement measurement;
 					if (variant == Variant.ONE_THREAD) {
-						OneThread oneThread = measureOneThread(queue, ping);
-						measurement = oneThread.adds();
-						pings.put(side, oneThread.ping());
+						measurement = oneThread.get(side).adds();
 					}
 					else {
+						this.context.freshRedis();
 						measurement = measure(queue, variant);
 					}
 					sideRates.put(variant, measurement.rate());
@@ -64,13 +66,15 @@ final class EnqueueScenario {
 							CpuMeter.largest(measurement.cpu(), 4));
 				}
 			}
-			Ping ping = pings.get(side);
-			Context.log("  %-11s a bare round trip (Lettuce PING, 1 thread) around its 1-thread adds: %,.0f /s "
-					+ "(%,.0f before, %,.0f after); add / PING %.2f", side.label(), ping.rate(), ping.before(),
+			Ping ping = oneThread.get(side).ping();
+			Context.log("  %-11s a bare round trip (Lettuce PING, 1 thread) in turn with the 1-thread adds: %,.0f /s "
+					+ "(%,.0f first half, %,.0f second); add / PING %.2f", side.label(), ping.rate(), ping.before(),
 					ping.after(), sideRates.get(Variant.ONE_THREAD) / ping.rate());
 			rates.put(side, sideRates);
 			this.context.batchedAddRate(side, sideRates.get(Variant.BATCHED));
 		}
+		Map<Side, Ping> pings = new EnumMap<>(Side.class);
+		oneThread.forEach((side, measured) -> pings.put(side, measured.ping()));
 		this.context.freshRedis();
 		if (this.context.settings().oursOnly()) {
 			return;
@@ -89,6 +93,9 @@ final class EnqueueScenario {
 				Warmup.STEP_MILLIS, Warmup.QUIET_STEPS);
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("measured", measured);
+		details.put("oneThread", String.format("both queues' adds from one thread in %d rounds, each queue adding for "
+				+ "%.2f s a round in turn (the other first every other round), a slice of PING before each round",
+				TURNS, settings.enqueueSeconds() / TURNS));
 		details.put("payloadBytes", Payloads.SIZE);
 		details.put("delay", "1-2 h");
 		details.put("cpu", cpu);
@@ -106,13 +113,13 @@ final class EnqueueScenario {
 			.note("each queue's add rate over the PING rate measured around it (the add row's second target)"));
 		results.add(Row.of("enqueue.ping", "1 enqueue", "a bare round trip, Lettuce PING, 1 thread", "/s",
 				ourPing.rate(), redissonPing.rate())
-			.note(String.format("half just before, half just after each queue's 1-thread adds; ours %,.0f / %,.0f, "
-					+ "Redisson's %,.0f / %,.0f", ourPing.before(), ourPing.after(), redissonPing.before(),
-					redissonPing.after()))
-			.details(Map.of("measured", String.format("%.1f s of PING just before and %.1f s just after the queue's "
-					+ "1-thread measurement, on a Lettuce connection of the benchmark's own, after %.1f s of "
-					+ "unmeasured PINGs", settings.enqueueSeconds() / 2, settings.enqueueSeconds() / 2,
-					settings.enqueueFirstWarmupSeconds()), "ours", ourPing.asMap(), "redisson", redissonPing.asMap())));
+			.note(String.format("one measurement, in slices taken in turn with both queues' 1-thread adds: %,.0f in "
+					+ "the first half, %,.0f in the second", ourPing.before(), ourPing.after()))
+			.details(Map.of("measured", String.format("%d slices of %.2f s of PING, one before each round of the "
+					+ "queues' 1-thread adds (each queue a slice of %.2f s a round, in turn), on a Lettuce connection "
+					+ "of the benchmark's own, after %.1f s of unmeasured PINGs", TURNS, settings.enqueueSeconds() / TURNS,
+					settings.enqueueSeconds() / TURNS, settings.enqueueFirstWarmupSeconds()), "firstHalf",
+					ourPing.before(), "secondHalf", ourPing.after())));
 		results.add(Row.of("enqueue.async", "1 enqueue", "async add, 1 thread, " + WINDOW + " in flight", "jobs/s",
 				ours.get(Variant.ASYNC), redisson.get(Variant.ASYNC))
 			.target(">= 40,000 jobs/s", ours.get(Variant.ASYNC) >= 40_000)
@@ -153,25 +160,71 @@ final class EnqueueScenario {
 	}
 
 	/**
-	 * Measures one thread's adds on the calling thread, with {@code PING}s on the benchmark's own connection
-	 * timed for half as long just before and half as long just after: the add rate and its ceiling as close
-	 * in time as they can be taken, the adds warmed up again after the first PINGs.
+	 * Measures every queue's adds from one thread, on the calling thread, in short slices taken in turn, with a
+	 * slice of bare {@code PING}s on the benchmark's own connection before each round: {@value #TURNS} rounds,
+	 * the queues in the opposite order every other round, each queue's slices adding up to the enqueue
+	 * measurement's time, and as much of {@code PING}. So every queue and the ceiling see the machine alike: on a
+	 * machine whose host takes up to a fifth of its CPU now and then, measured one after the other, a run's
+	 * {@code PING} ran 4,866 a second around our adds and 7,130 around Redisson's. Each queue is warmed up until
+	 * the compilers are quiet, then the {@code PING}s, then each queue's adds again, as the {@code PING}s run
+	 * client code the adds share and can make the JIT compile it again. Both queues add to one Redis, each its
+	 * own keys.
 	 */
-	private OneThread measureOneThread(QueueUnderTest queue, RedisAdmin ping) {
+	private Map<Side, OneThread> measureOneThreadInTurns() {
 		Settings settings = this.context.settings();
-		AtomicInteger nextIndex = new AtomicInteger();
-		double warmup = Warmup.running(() -> addOne(queue, nextIndex), settings.enqueueFirstWarmupSeconds(),
-				settings.enqueueWarmupMaxSeconds());
-		repeat(ping::ping, settings.enqueueFirstWarmupSeconds());
-		double before = repeat(ping::ping, settings.enqueueSeconds() / 2).rate();
-		// the PINGs share code of the Redis client with the adds and can make the JIT compile it again
-		warmup += Warmup.running(() -> addOne(queue, nextIndex), settings.enqueueWarmupSeconds(),
-				settings.enqueueWarmupMaxSeconds());
-		CpuMeter cpu = CpuMeter.start(this.context.admin());
-		Timed adds = repeat(() -> addOne(queue, nextIndex), settings.enqueueSeconds());
-		Map<String, Object> cpuUse = cpu.stop(adds.count());
-		double after = repeat(ping::ping, settings.enqueueSeconds() / 2).rate();
-		return new OneThread(new Measurement(adds.rate(), cpuUse, warmup), new Ping(before, after));
+		List<Side> sides = this.context.sides();
+		Map<Side, QueueUnderTest> queues = new EnumMap<>(Side.class);
+		this.context.freshRedis();
+		try (RedisAdmin ping = this.context.connectAdmin()) {
+			for (Side side : sides) {
+				queues.put(side, this.context.open(side));
+			}
+			AtomicInteger nextIndex = new AtomicInteger();
+			Map<Side, Double> warmups = new EnumMap<>(Side.class);
+			for (Side side : sides) {
+				warmups.put(side, Warmup.running(() -> addOne(queues.get(side), nextIndex),
+						settings.enqueueFirstWarmupSeconds(), settings.enqueueWarmupMaxSeconds()));
+			}
+			repeat(ping::ping, settings.enqueueFirstWarmupSeconds());
+			for (Side side : sides) {
+				warmups.merge(side, Warmup.running(() -> addOne(queues.get(side), nextIndex),
+						settings.enqueueWarmupSeconds(), settings.enqueueWarmupMaxSeconds()), Double::sum);
+			}
+			double slice = settings.enqueueSeconds() / TURNS;
+			Map<Side, List<Map<String, Object>>> cpu = new EnumMap<>(Side.class);
+			Map<Side, List<Long>> counts = new EnumMap<>(Side.class);
+			Map<Side, Long> nanos = new EnumMap<>(Side.class);
+			long[] pingCounts = new long[2];
+			long[] pingNanos = new long[2];
+			for (int turn = 0; turn < TURNS; turn++) {
+				Timed pings = repeat(ping::ping, slice);
+				pingCounts[2 * turn / TURNS] += pings.count();
+				pingNanos[2 * turn / TURNS] += pings.nanos();
+				List<Side> order = new ArrayList<>(sides);
+				if (turn % 2 == 1) {
+					Collections.reverse(order);
+				}
+				for (Side side : order) {
+					CpuMeter meter = CpuMeter.start(this.context.admin());
+					Timed adds = repeat(() -> addOne(queues.get(side), nextIndex), slice);
+					cpu.computeIfAbsent(side, (s) -> new ArrayList<>()).add(meter.stop(adds.count()));
+					counts.computeIfAbsent(side, (s) -> new ArrayList<>()).add(adds.count());
+					nanos.merge(side, adds.nanos(), Long::sum);
+				}
+			}
+			Ping pings = new Ping(pingCounts[0] / Context.seconds(pingNanos[0]),
+					pingCounts[1] / Context.seconds(pingNanos[1]));
+			Map<Side, OneThread> measured = new EnumMap<>(Side.class);
+			for (Side side : sides) {
+				long added = counts.get(side).stream().mapToLong(Long::longValue).sum();
+				measured.put(side, new OneThread(new Measurement(added / Context.seconds(nanos.get(side)),
+						CpuMeter.combine(cpu.get(side), counts.get(side)), warmups.get(side)), pings));
+			}
+			return measured;
+		}
+		finally {
+			queues.values().forEach(QueueUnderTest::close);
+		}
 	}
 
 	/**

@@ -15,7 +15,7 @@ import java.util.concurrent.ForkJoinPool;
  * {@value #MOST_CHARS_PER_CALL} characters of payload and headers in all (a first job larger than that goes
  * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing; adds
  * made at once from many threads, or many asynchronous adds from one, share calls, and Redis runs the add script
- * once for many jobs (scenario 7 of the benchmarks: about 133,000 instructions for a call of one job, 45,000 a
+ * once for many jobs (scenario 7 of the benchmarks: about 111,500 instructions for a call of one job, 37,500 a
  * job in a call of 500). A Kafka producer fills its next batch while its requests are in flight in the same way.
  * <p>
  * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one
