@@ -32,11 +32,12 @@ final class CpuMeter {
 
 	private CpuMeter(RedisAdmin admin) {
 		this.admin = admin;
+		// the meter's own reads first, the clocks last, so that its work stays out of what it measures
+		this.commandsStart = admin.commandStats();
+		this.threadsStart = threadCpu();
 		this.redisStart = redisSeconds(admin);
 		this.jvmStart = jvmNanos();
 		this.wallStart = System.nanoTime();
-		this.commandsStart = admin.commandStats();
-		this.threadsStart = threadCpu();
 	}
 
 	static CpuMeter start(RedisAdmin admin) {
@@ -48,18 +49,13 @@ final class CpuMeter {
 	 * microseconds per job of each when {@code jobs} is positive.
 	 */
 	Map<String, Object> stop(long jobs) {
+		// the clocks first, then the meter's own reads
 		double wall = Context.seconds(System.nanoTime() - this.wallStart);
-		double redis = redisSeconds(this.admin) - this.redisStart;
 		double jvm = Context.seconds(jvmNanos() - this.jvmStart);
-		Map<String, Object> usage = new LinkedHashMap<>();
-		usage.put("wallSeconds", wall);
-		usage.put("redisCpuSeconds", redis);
-		usage.put("redisCores", redis / wall);
-		usage.put("jvmCpuSeconds", jvm);
-		usage.put("jvmCores", jvm / wall);
+		Map<Long, ThreadCpu> threadsNow = threadCpu();
+		double redis = redisSeconds(this.admin) - this.redisStart;
+		Map<String, Object> usage = usage(wall, redis, jvm, jobs);
 		if (jobs > 0) {
-			usage.put("redisCpuMicrosPerJob", redis * 1e6 / jobs);
-			usage.put("jvmCpuMicrosPerJob", jvm * 1e6 / jobs);
 			Map<String, Object> commands = new LinkedHashMap<>();
 			long inCommands = 0;
 			for (Map.Entry<String, long[]> entry : this.admin.commandStats().entrySet()) {
@@ -79,7 +75,7 @@ final class CpuMeter {
 				}
 			}
 			usage.put("redisMicrosPerJobInCommands", (double) inCommands / jobs);
-			usage.put("jvmCpuMicrosPerJobByThread", perJobByThread(jobs));
+			usage.put("jvmCpuMicrosPerJobByThread", perJobByThread(threadsNow, jobs));
 			usage.put("commands", commands);
 		}
 		return usage;
@@ -95,21 +91,17 @@ final class CpuMeter {
 	 * alike but for their numbers are one kind ({@code lettuce-nioEven}, as Linux cuts the names, for Lettuce's
 	 * I/O threads); a thread started since counts from its start, one ended since not at all.
 	 */
-	private Map<String, Double> perJobByThread(long jobs) {
-		Map<String, Long> byKind = new HashMap<>();
-		for (Map.Entry<Long, ThreadCpu> entry : threadCpu().entrySet()) {
+	private Map<String, Double> perJobByThread(Map<Long, ThreadCpu> threadsNow, long jobs) {
+		Map<String, Double> byKind = new HashMap<>();
+		for (Map.Entry<Long, ThreadCpu> entry : threadsNow.entrySet()) {
 			ThreadCpu now = entry.getValue();
 			ThreadCpu before = this.threadsStart.get(entry.getKey());
 			long spent = now.nanos() - ((before != null) ? before.nanos() : 0);
-			byKind.merge(now.kind(), spent, Long::sum);
+			if (spent > 0) {
+				byKind.merge(now.kind(), spent / 1e3 / jobs, Double::sum);
+			}
 		}
-		Map<String, Double> perJob = new LinkedHashMap<>();
-		byKind.entrySet()
-			.stream()
-			.filter((entry) -> entry.getValue() > 0)
-			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-			.forEach((entry) -> perJob.put(entry.getKey(), entry.getValue() / 1e3 / jobs));
-		return perJob;
+		return largestFirst(byKind);
 	}
 
 	/**
@@ -137,40 +129,69 @@ final class CpuMeter {
 					.merge((String) kind, (Double) micros * stretchJobs, Double::sum));
 			}
 		}
-		Map<String, Object> usage = new LinkedHashMap<>();
+		Map<String, Object> usage = usage(wall, redis, jvm, total);
 		usage.put("stretches", stretches.size());
-		usage.put("wallSeconds", wall);
-		usage.put("redisCpuSeconds", redis);
-		usage.put("redisCores", redis / wall);
-		usage.put("jvmCpuSeconds", jvm);
-		usage.put("jvmCores", jvm / wall);
 		if (total > 0) {
 			long jobCount = total;
-			usage.put("redisCpuMicrosPerJob", redis * 1e6 / total);
-			usage.put("jvmCpuMicrosPerJob", jvm * 1e6 / total);
+			byThread.replaceAll((kind, micros) -> micros / jobCount);
 			usage.put("redisMicrosPerJobInCommands", inCommands / total);
-			Map<String, Double> perJob = new LinkedHashMap<>();
-			byThread.entrySet()
-				.stream()
-				.sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-				.forEach((entry) -> perJob.put(entry.getKey(), entry.getValue() / jobCount));
-			usage.put("jvmCpuMicrosPerJobByThread", perJob);
+			usage.put("jvmCpuMicrosPerJobByThread", largestFirst(byThread));
 		}
 		return usage;
 	}
 
 	/**
-	 * The CPU time the JIT compiler threads spent so far, -1 where it cannot be read.
+	 * Seconds and shares of a core Redis and this JVM spent over {@code wall} seconds, and per job when there
+	 * were jobs.
 	 */
-	static long compilerNanos() {
-		if (!Files.isDirectory(Path.of("/proc/self/task"))) {
-			return -1;
+	private static Map<String, Object> usage(double wall, double redis, double jvm, long jobs) {
+		Map<String, Object> usage = new LinkedHashMap<>();
+		usage.put("wallSeconds", wall);
+		usage.put("redisCpuSeconds", redis);
+		usage.put("redisCores", redis / wall);
+		usage.put("jvmCpuSeconds", jvm);
+		usage.put("jvmCores", jvm / wall);
+		if (jobs > 0) {
+			usage.put("redisCpuMicrosPerJob", redis * 1e6 / jobs);
+			usage.put("jvmCpuMicrosPerJob", jvm * 1e6 / jobs);
 		}
-		long nanos = 0;
-		for (ThreadCpu thread : threadCpu().values()) {
-			if (thread.kind().startsWith("C# CompilerThre")) {
-				nanos += thread.nanos();
+		return usage;
+	}
+
+	private static Map<String, Double> largestFirst(Map<String, Double> values) {
+		Map<String, Double> sorted = new LinkedHashMap<>();
+		values.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+			.forEach((entry) -> sorted.put(entry.getKey(), entry.getValue()));
+		return sorted;
+	}
+
+	/**
+	 * The CPU time each JIT compiler thread (C1's and C2's) spent so far, by thread id; {@code null} where it cannot
+	 * be read.
+	 */
+	static Map<Long, Long> compilerThreads() {
+		if (!Files.isDirectory(Path.of("/proc/self/task"))) {
+			return null;
+		}
+		Map<Long, Long> compilers = new HashMap<>();
+		threadCpu().forEach((id, thread) -> {
+			if (thread.kind().matches("C[12] CompilerThre")) {
+				compilers.put(id, thread.nanos());
 			}
+		});
+		return compilers;
+	}
+
+	/**
+	 * The CPU time the compiler threads spent since {@code before} ({@link #compilerThreads}): a thread started
+	 * since counts from its start, one ended since not at all.
+	 */
+	static long compiledSince(Map<Long, Long> before) {
+		long nanos = 0;
+		for (Map.Entry<Long, Long> thread : compilerThreads().entrySet()) {
+			nanos += Math.max(0, thread.getValue() - before.getOrDefault(thread.getKey(), 0L));
 		}
 		return nanos;
 	}
@@ -233,8 +254,12 @@ final class CpuMeter {
 		return cpu;
 	}
 
+	/**
+	 * A thread's kind: its name with its numbers as {@code #}, but a number right after a capital letter (the C1
+	 * and C2 compilers, G1's threads), which names the kind.
+	 */
 	private static String kind(String threadName) {
-		return threadName.replaceAll("\\d+", "#");
+		return threadName.replaceAll("(?<![A-Z])\\d+", "#");
 	}
 
 	private record ThreadCpu(String kind, long nanos) {

@@ -68,8 +68,8 @@ final class EnqueueScenario {
 			}
 			Ping ping = oneThread.get(side).ping();
 			Context.log("  %-11s a bare round trip (Lettuce PING, 1 thread) in turn with the 1-thread adds: %,.0f /s "
-					+ "(%,.0f first half, %,.0f second); add / PING %.2f", side.label(), ping.rate(), ping.before(),
-					ping.after(), sideRates.get(Variant.ONE_THREAD) / ping.rate());
+					+ "(%,.0f first half, %,.0f second); add / PING %.2f", side.label(), ping.rate(),
+					ping.firstHalf().rate(), ping.secondHalf().rate(), sideRates.get(Variant.ONE_THREAD) / ping.rate());
 			rates.put(side, sideRates);
 			this.context.batchedAddRate(side, sideRates.get(Variant.BATCHED));
 		}
@@ -79,47 +79,55 @@ final class EnqueueScenario {
 		if (this.context.settings().oursOnly()) {
 			return;
 		}
-		report(rates.get(Side.DELAY_QUEUE), rates.get(Side.REDISSON), pings.get(Side.DELAY_QUEUE),
-				pings.get(Side.REDISSON), cpu, warmups);
+		report(rates.get(Side.DELAY_QUEUE), rates.get(Side.REDISSON), pings.get(Side.DELAY_QUEUE), cpu, warmups);
 	}
 
-	private void report(Map<Variant, Double> ours, Map<Variant, Double> redisson, Ping ourPing, Ping redissonPing,
+	private void report(Map<Variant, Double> ours, Map<Variant, Double> redisson, Ping ping,
 			Map<String, Object> cpu, Map<String, Object> warmups) {
 		Settings settings = this.context.settings();
-		String measured = String.format("%.1f s after a warm-up of at least %.1f s (%.1f s before a queue's first "
-				+ "measurement) and at most %.0f s, until the JIT compilers used under %.0f %% of a core over %d ms, "
-				+ "%d times in a row (warmupSeconds)", settings.enqueueSeconds(), settings.enqueueWarmupSeconds(),
-				settings.enqueueFirstWarmupSeconds(), settings.enqueueWarmupMaxSeconds(), Warmup.QUIET_SHARE * 100,
-				Warmup.STEP_MILLIS, Warmup.QUIET_STEPS);
+		String measured = String.format("%.1f s after a warm-up of at least %.1f s and at most %.0f s, until the JIT "
+				+ "compilers used under %.0f %% of a core over %d ms, %d times in a row (warmupSeconds)",
+				settings.enqueueSeconds(), settings.enqueueWarmupSeconds(), settings.enqueueWarmupMaxSeconds(),
+				Warmup.QUIET_SHARE * 100, Warmup.STEP_MILLIS, Warmup.QUIET_STEPS);
 		Map<String, Object> details = new LinkedHashMap<>();
-		details.put("measured", measured);
-		details.put("oneThread", String.format("both queues' adds from one thread in %d rounds, each queue adding for "
-				+ "%.2f s a round in turn (the other first every other round), a slice of PING before each round",
-				TURNS, settings.enqueueSeconds() / TURNS));
+		details.put("measured", String.format("both queues' adds from one thread in %d rounds, each queue adding for "
+				+ "%.2f s a round in turn (the other first every other round), a slice of PING before each round; "
+				+ "before the rounds, each queue's adds until the JIT compilers were quiet (at least %.1f s), %.1f s of "
+				+ "PING, then each queue's adds until the compilers were quiet again (at least %.1f s; any warm-up lasts "
+				+ "three quiet half seconds at least): warmupSeconds "
+				+ "gives the two warm-ups of each queue together. Both queues stay open through the rounds, so each "
+				+ "one's slices carry the other's idle threads (well under 1 us of CPU per add)", TURNS,
+				settings.enqueueSeconds() / TURNS, settings.enqueueFirstWarmupSeconds(),
+				settings.enqueueFirstWarmupSeconds(), settings.enqueueWarmupSeconds()));
+		details.put("otherVariants", measured);
 		details.put("payloadBytes", Payloads.SIZE);
 		details.put("delay", "1-2 h");
 		details.put("cpu", cpu);
 		details.put("warmupSeconds", warmups);
 		Results results = this.context.results();
 		double oursOneThread = ours.get(Variant.ONE_THREAD);
-		double oursOverPing = oursOneThread / ourPing.rate();
+		double oursOverPing = oursOneThread / ping.rate();
 		results.add(Row.of("enqueue.oneThread", "1 enqueue", "add, 1 thread", "jobs/s", oursOneThread,
 				redisson.get(Variant.ONE_THREAD))
 			.target(">= 1.2x Redisson and >= 0.85x PING",
 					oursOneThread >= 1.2 * redisson.get(Variant.ONE_THREAD) && oursOverPing >= 0.85)
 			.details(details));
 		results.add(Row.of("enqueue.oneThreadOverPing", "1 enqueue", "add, 1 thread / PING", "x", oursOverPing,
-				redisson.get(Variant.ONE_THREAD) / redissonPing.rate())
-			.note("each queue's add rate over the PING rate measured around it (the add row's second target)"));
-		results.add(Row.of("enqueue.ping", "1 enqueue", "a bare round trip, Lettuce PING, 1 thread", "/s",
-				ourPing.rate(), redissonPing.rate())
-			.note(String.format("one measurement, in slices taken in turn with both queues' 1-thread adds: %,.0f in "
-					+ "the first half, %,.0f in the second", ourPing.before(), ourPing.after()))
-			.details(Map.of("measured", String.format("%d slices of %.2f s of PING, one before each round of the "
-					+ "queues' 1-thread adds (each queue a slice of %.2f s a round, in turn), on a Lettuce connection "
-					+ "of the benchmark's own, after %.1f s of unmeasured PINGs", TURNS, settings.enqueueSeconds() / TURNS,
-					settings.enqueueSeconds() / TURNS, settings.enqueueFirstWarmupSeconds()), "firstHalf",
-					ourPing.before(), "secondHalf", ourPing.after())));
+				redisson.get(Variant.ONE_THREAD) / ping.rate())
+			.note("each queue's add rate over the one PING rate measured in turn with both queues' adds (the add "
+					+ "row's second target)"));
+		Map<String, Object> pingDetails = new LinkedHashMap<>();
+		pingDetails.put("measured", String.format("%d slices of %.2f s of PING, one before each round of the queues' "
+				+ "1-thread adds (each queue a slice of %.2f s a round, in turn), on a Lettuce connection of the "
+				+ "benchmark's own, after %.1f s of unmeasured PINGs", TURNS, settings.enqueueSeconds() / TURNS,
+				settings.enqueueSeconds() / TURNS, settings.enqueueFirstWarmupSeconds()));
+		pingDetails.put("firstHalf", ping.firstHalf().rate());
+		pingDetails.put("secondHalf", ping.secondHalf().rate());
+		results.add(Row.of("enqueue.ping", "1 enqueue", "a bare round trip, Lettuce PING, 1 thread", "/s", ping.rate(),
+				null)
+			.note(String.format("one measurement for both queues, in slices taken in turn with their 1-thread adds: "
+					+ "%,.0f in the first half, %,.0f in the second", ping.firstHalf().rate(), ping.secondHalf().rate()))
+			.details(pingDetails));
 		results.add(Row.of("enqueue.async", "1 enqueue", "async add, 1 thread, " + WINDOW + " in flight", "jobs/s",
 				ours.get(Variant.ASYNC), redisson.get(Variant.ASYNC))
 			.target(">= 40,000 jobs/s", ours.get(Variant.ASYNC) >= 40_000)
@@ -141,8 +149,8 @@ final class EnqueueScenario {
 	}
 
 	/**
-	 * The ways of adding measured, in the order they run: the first one-thread measurement is a queue's
-	 * first, after the longer warm-up.
+	 * The ways of adding measured: the queues' one-thread adds first, in turn ({@link #measureOneThreadInTurns}),
+	 * then, queue after queue, the others in their order here.
 	 */
 	enum Variant {
 
@@ -165,10 +173,10 @@ final class EnqueueScenario {
 	 * the queues in the opposite order every other round, each queue's slices adding up to the enqueue
 	 * measurement's time, and as much of {@code PING}. So every queue and the ceiling see the machine alike: on a
 	 * machine whose host takes up to a fifth of its CPU now and then, measured one after the other, a run's
-	 * {@code PING} ran 4,866 a second around our adds and 7,130 around Redisson's. Each queue is warmed up until
-	 * the compilers are quiet, then the {@code PING}s, then each queue's adds again, as the {@code PING}s run
-	 * client code the adds share and can make the JIT compile it again. Both queues add to one Redis, each its
-	 * own keys.
+	 * {@code PING} ran 4,866 a second just before our adds and 7,130 just before Redisson's. Each queue is warmed
+	 * up until the compilers are quiet, then the {@code PING}s, then each queue's adds again, as the {@code PING}s
+	 * run client code the adds share and can make the JIT compile it again. Both queues add to one Redis, each
+	 * its own keys.
 	 */
 	private Map<Side, OneThread> measureOneThreadInTurns() {
 		Settings settings = this.context.settings();
@@ -212,8 +220,7 @@ final class EnqueueScenario {
 					nanos.merge(side, adds.nanos(), Long::sum);
 				}
 			}
-			Ping pings = new Ping(pingCounts[0] / Context.seconds(pingNanos[0]),
-					pingCounts[1] / Context.seconds(pingNanos[1]));
+			Ping pings = new Ping(new Timed(pingCounts[0], pingNanos[0]), new Timed(pingCounts[1], pingNanos[1]));
 			Map<Side, OneThread> measured = new EnumMap<>(Side.class);
 			for (Side side : sides) {
 				long added = counts.get(side).stream().mapToLong(Long::longValue).sum();
@@ -223,7 +230,28 @@ final class EnqueueScenario {
 			return measured;
 		}
 		finally {
-			queues.values().forEach(QueueUnderTest::close);
+			closeAll(queues.values());
+		}
+	}
+
+	/** Closes every queue, each whatever the others' closing threw; then throws the first failure. */
+	private static void closeAll(Iterable<QueueUnderTest> queues) {
+		RuntimeException failure = null;
+		for (QueueUnderTest queue : queues) {
+			try {
+				queue.close();
+			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
 		}
 	}
 
@@ -253,17 +281,15 @@ final class EnqueueScenario {
 	}
 
 	/**
-	 * The rates of {@code PING} round trips from one thread measured just before and just after a queue's
-	 * 1-thread adds: the ceiling of any one-thread operation that takes one round trip.
+	 * {@code PING} round trips from one thread, in the slices taken in turn with the queues' 1-thread adds, in the
+	 * first half of the rounds and in the second: the ceiling of any one-thread operation that takes one round trip.
 	 */
-	record Ping(double before, double after) {
+	record Ping(Timed firstHalf, Timed secondHalf) {
 
+		/** The rate over every slice. */
 		double rate() {
-			return (this.before + this.after) / 2;
-		}
-
-		Map<String, Object> asMap() {
-			return Map.of("before", this.before, "after", this.after, "mean", rate());
+			return (this.firstHalf.count() + this.secondHalf.count())
+					/ Context.seconds(this.firstHalf.nanos() + this.secondHalf.nanos());
 		}
 
 	}

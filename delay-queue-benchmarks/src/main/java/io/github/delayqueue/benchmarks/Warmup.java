@@ -1,12 +1,15 @@
 package io.github.delayqueue.benchmarks;
 
+import java.util.Map;
+
 /**
  * A warm-up that lasts until the JIT compilers are done with what is being warmed up: on 2 cores, a compiler
  * thread busy through a measurement takes much of a core from the client and Redis (enqueue scenario, 2 s of
- * warm-up: the C2 compiler spent 110 us of CPU per add through the measured adds that followed, more than the
+ * warm-up: the compilers spent 110 us of CPU per add through the measured adds that followed, more than the
  * Redis client's I/O thread, 70). It goes on in steps of {@value #STEP_MILLIS} ms until the compiler threads
- * spent under {@value #QUIET_SHARE} of a step's wall time {@value #QUIET_STEPS} steps in a row, after at least
- * the minimum and at most the maximum it is given. Where the compilers' CPU time cannot be read (no {@code /proc}), the minimum.
+ * together spent under {@value #QUIET_SHARE} of a step's wall time {@value #QUIET_STEPS} steps in a row, and for
+ * at least the minimum it is given, at most the maximum: so never less than {@value #QUIET_STEPS} steps where
+ * the compilers' CPU time can be read (from {@code /proc}), and the minimum where it cannot.
  */
 final class Warmup {
 
@@ -14,12 +17,12 @@ final class Warmup {
 
 	/**
 	 * Steps in a row the compilers must be quiet: after one, a method deoptimised by what ran before (the PINGs
-	 * around the 1-thread adds) could still be compiled again once its new profile filled, and was, through the
-	 * measurement that followed (30 us of C2's CPU per add).
+	 * measured before the 1-thread adds) could still be compiled again once its new profile filled, and was,
+	 * through the measurement that followed (30 us of the compilers' CPU per add).
 	 */
 	static final int QUIET_STEPS = 3;
 
-	/** A compiler's share of one core under which it counts as quiet. */
+	/** The compilers' share of one core, together, under which they count as quiet. */
 	static final double QUIET_SHARE = 0.03;
 
 	private Warmup() {
@@ -53,11 +56,17 @@ final class Warmup {
 		int quietSteps = 0;
 		while (true) {
 			long stepStart = System.nanoTime();
-			long compiling = CpuMeter.compilerNanos();
+			Map<Long, Long> compilers = CpuMeter.compilerThreads();
 			step.run(stepStart + STEP_MILLIS * 1_000_000);
 			long stepEnd = System.nanoTime();
-			long compiled = CpuMeter.compilerNanos() - compiling;
-			quietSteps = (compiling < 0 || compiled < QUIET_SHARE * (stepEnd - stepStart)) ? quietSteps + 1 : 0;
+			if (compilers == null) {
+				if (stepEnd >= min) {
+					return Context.seconds(stepEnd - start);
+				}
+				continue;
+			}
+			boolean quiet = CpuMeter.compiledSince(compilers) < QUIET_SHARE * (stepEnd - stepStart);
+			quietSteps = quiet ? quietSteps + 1 : 0;
 			if (stepEnd >= max || (stepEnd >= min && quietSteps >= QUIET_STEPS)) {
 				return Context.seconds(stepEnd - start);
 			}

@@ -89,12 +89,10 @@ class BatchedAddIntegrationTests {
 		BucketOperations operations = new BucketOperations(redis);
 		for (int round = 0; round < 60; round++) {
 			String context = "seed " + seed + ", round " + round;
-			BucketKeys together = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
-			BucketKeys oneByOne = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
 			Case generated = Case.random(random);
-			for (BucketKeys bucket : List.of(together, oneByOne)) {
-				generated.setUp(operations, bucket);
-			}
+			List<BucketKeys> buckets = setUpTwice(server, operations, generated);
+			BucketKeys together = buckets.get(0);
+			BucketKeys oneByOne = buckets.get(1);
 
 			wakeUpsUntil(wakeUps, together.wakeChannel(), "set up, round " + round);
 			Double earliestBefore = earliestDelayed(together);
@@ -133,12 +131,10 @@ class BatchedAddIntegrationTests {
 				List.class);
 		for (int round = 0; round < 80; round++) {
 			String context = "seed " + seed + ", round " + round;
-			BucketKeys now = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
-			BucketKeys former = new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0);
 			Case generated = Case.random(random);
-			for (BucketKeys bucket : List.of(now, former)) {
-				generated.setUp(operations, bucket);
-			}
+			List<BucketKeys> buckets = setUpTwice(server, operations, generated);
+			BucketKeys now = buckets.get(0);
+			BucketKeys former = buckets.get(1);
 
 			List<Long> answers = operations.add(now, generated.batch(now));
 			List<?> formerReply = redis.execute(formerAdd, formerKeys(former),
@@ -151,6 +147,16 @@ class BatchedAddIntegrationTests {
 			assertThat(answers).as(context + ": answers to " + generated).isEqualTo(formerAnswers);
 			assertThat(contents(now)).as(context + ": keys after " + generated).isEqualTo(contents(former));
 		}
+	}
+
+	/** Two buckets of fresh prefixes, each holding what {@code generated} holds before its batch. */
+	private static List<BucketKeys> setUpTwice(RedisServer server, BucketOperations operations, Case generated) {
+		List<BucketKeys> buckets = List.of(new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0),
+				new KeyLayout(server.newKeyPrefix(), (topic) -> 1).bucket(TOPIC, 0));
+		for (BucketKeys bucket : buckets) {
+			generated.setUp(operations, bucket);
+		}
+		return buckets;
 	}
 
 	/** The former add script's keys, in its order. */

@@ -1,7 +1,7 @@
 -- add: puts new jobs into their bucket, each delayed or (when already due) ready: one job, or a batch that pays
 -- for the clock read, the poller wake-up and the consumer signal once. The hottest script, so written out with
--- no function of its own and only the two of common.lua a job whose policy gets no number needs: Lua makes a
--- script's functions anew on every call (README, "Where an add's time goes in Redis").
+-- no function of its own and only the two of common.lua a job whose policy gets no number needs (with the three
+-- they call): Lua makes a script's functions anew on every call (README, "Where an add's time goes in Redis").
 --
 -- KEYS[1] jobs      hash  id -> meta (written here for a job whose policy gets no number, deleted for one replaced)
 -- KEYS[2] payloads  hash  id -> policy number:add token[:headers length]|[headers]payload
