@@ -11,10 +11,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * Measures the CPU time Redis ({@code INFO cpu}) and this JVM spent over a stretch of a scenario, to show
- * which side of the connection a figure is bound by.
+ * which side of the connection a figure is bound by; and, on Linux, how long each kind of thread of this JVM and
+ * Redis's main thread were ready to run but waited for a core (the second figure of {@code schedstat}), to show
+ * when the machine's cores, not the work, set the pace.
  */
 final class CpuMeter {
 
@@ -30,10 +33,17 @@ final class CpuMeter {
 
 	private final Map<Long, ThreadCpu> threadsStart;
 
+	/** Redis's main thread's {@code schedstat}, when Redis runs on this machine; {@code null} otherwise. */
+	private final Path redisSchedstat;
+
+	private final long redisWaitStart;
+
 	private CpuMeter(RedisAdmin admin) {
 		this.admin = admin;
 		// the meter's own reads first, the clocks last, so that its work stays out of what it measures
 		this.commandsStart = admin.commandStats();
+		this.redisSchedstat = redisSchedstat(admin);
+		this.redisWaitStart = waitNanos(this.redisSchedstat);
 		this.threadsStart = threadCpu();
 		this.redisStart = redisSeconds(admin);
 		this.jvmStart = jvmNanos();
@@ -53,6 +63,7 @@ final class CpuMeter {
 		double wall = Context.seconds(System.nanoTime() - this.wallStart);
 		double jvm = Context.seconds(jvmNanos() - this.jvmStart);
 		Map<Long, ThreadCpu> threadsNow = threadCpu();
+		long redisWait = waitNanos(this.redisSchedstat) - this.redisWaitStart;
 		double redis = redisSeconds(this.admin) - this.redisStart;
 		Map<String, Object> usage = usage(wall, redis, jvm, jobs);
 		if (jobs > 0) {
@@ -75,7 +86,11 @@ final class CpuMeter {
 				}
 			}
 			usage.put("redisMicrosPerJobInCommands", (double) inCommands / jobs);
-			usage.put("jvmCpuMicrosPerJobByThread", perJobByThread(threadsNow, jobs));
+			usage.put("jvmCpuMicrosPerJobByThread", perJobByThread(threadsNow, ThreadCpu::nanos, jobs));
+			usage.put("jvmWaitForCoreMicrosPerJobByThread", perJobByThread(threadsNow, ThreadCpu::waitNanos, jobs));
+			if (this.redisSchedstat != null) {
+				usage.put("redisWaitForCoreMicrosPerJob", redisWait / 1e3 / jobs);
+			}
 			usage.put("commands", commands);
 		}
 		return usage;
@@ -87,16 +102,17 @@ final class CpuMeter {
 	}
 
 	/**
-	 * The CPU time each kind of thread of this JVM spent per job since the start, largest first: threads named
-	 * alike but for their numbers are one kind ({@code lettuce-nioEven}, as Linux cuts the names, for Lettuce's
-	 * I/O threads); a thread started since counts from its start, one ended since not at all.
+	 * A time each kind of thread of this JVM spent per job since the start (on a core, or waiting for one), largest
+	 * first: threads named alike but for their numbers are one kind ({@code lettuce-nioEven}, as Linux cuts the
+	 * names, for Lettuce's I/O threads); a thread started since counts from its start, one ended since not at all.
 	 */
-	private Map<String, Double> perJobByThread(Map<Long, ThreadCpu> threadsNow, long jobs) {
+	private Map<String, Double> perJobByThread(Map<Long, ThreadCpu> threadsNow, ToLongFunction<ThreadCpu> time,
+			long jobs) {
 		Map<String, Double> byKind = new HashMap<>();
 		for (Map.Entry<Long, ThreadCpu> entry : threadsNow.entrySet()) {
 			ThreadCpu now = entry.getValue();
 			ThreadCpu before = this.threadsStart.get(entry.getKey());
-			long spent = now.nanos() - ((before != null) ? before.nanos() : 0);
+			long spent = time.applyAsLong(now) - ((before != null) ? time.applyAsLong(before) : 0);
 			if (spent > 0) {
 				byKind.merge(now.kind(), spent / 1e3 / jobs, Double::sum);
 			}
@@ -116,6 +132,8 @@ final class CpuMeter {
 		double inCommands = 0;
 		long total = 0;
 		Map<String, Double> byThread = new HashMap<>();
+		Map<String, Double> waitByThread = new HashMap<>();
+		double redisWait = 0;
 		for (int i = 0; i < stretches.size(); i++) {
 			Map<String, Object> stretch = stretches.get(i);
 			long stretchJobs = jobs.get(i);
@@ -127,6 +145,13 @@ final class CpuMeter {
 				inCommands += (Double) stretch.get("redisMicrosPerJobInCommands") * stretchJobs;
 				((Map<?, ?>) stretch.get("jvmCpuMicrosPerJobByThread")).forEach((kind, micros) -> byThread
 					.merge((String) kind, (Double) micros * stretchJobs, Double::sum));
+				if (stretch.get("jvmWaitForCoreMicrosPerJobByThread") instanceof Map<?, ?> waits) {
+					waits.forEach((kind, micros) -> waitByThread.merge((String) kind, (Double) micros * stretchJobs,
+							Double::sum));
+				}
+				if (stretch.get("redisWaitForCoreMicrosPerJob") instanceof Double micros) {
+					redisWait += micros * stretchJobs;
+				}
 			}
 		}
 		Map<String, Object> usage = usage(wall, redis, jvm, total);
@@ -134,8 +159,11 @@ final class CpuMeter {
 		if (total > 0) {
 			long jobCount = total;
 			byThread.replaceAll((kind, micros) -> micros / jobCount);
+			waitByThread.replaceAll((kind, micros) -> micros / jobCount);
 			usage.put("redisMicrosPerJobInCommands", inCommands / total);
 			usage.put("jvmCpuMicrosPerJobByThread", largestFirst(byThread));
+			usage.put("jvmWaitForCoreMicrosPerJobByThread", largestFirst(waitByThread));
+			usage.put("redisWaitForCoreMicrosPerJob", redisWait / total);
 		}
 		return usage;
 	}
@@ -197,11 +225,11 @@ final class CpuMeter {
 	}
 
 	/**
-	 * The {@code most} kinds of thread that spent the most CPU per job in a measurement {@link #stop} returned,
+	 * The {@code most} largest figures of the by-thread map {@code key} of a measurement {@link #stop} returned,
 	 * as text: {@code name=us, ...}.
 	 */
-	static String largest(Map<String, Object> usage, int most) {
-		if (!(usage.get("jvmCpuMicrosPerJobByThread") instanceof Map<?, ?> byThread)) {
+	static String largest(Map<String, Object> usage, String key, int most) {
+		if (!(usage.get(key) instanceof Map<?, ?> byThread)) {
 			return "-";
 		}
 		return byThread.entrySet()
@@ -223,10 +251,11 @@ final class CpuMeter {
 			try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
 				for (Path thread : threads) {
 					try {
-						// schedstat: time on the CPU in ns, time waiting for it, time slices
-						long nanos = Long.parseLong(Files.readString(thread.resolve("schedstat")).split(" ")[0]);
+						// schedstat: time on a core in ns, time ready to run but waiting for one, time slices
+						String[] schedstat = Files.readString(thread.resolve("schedstat")).split(" ");
 						String name = Files.readString(thread.resolve("comm")).strip();
-						cpu.put(Long.parseLong(thread.getFileName().toString()), new ThreadCpu(kind(name), nanos));
+						cpu.put(Long.parseLong(thread.getFileName().toString()), new ThreadCpu(kind(name),
+								Long.parseLong(schedstat[0]), Long.parseLong(schedstat[1])));
 					}
 					catch (IOException | RuntimeException ex) {
 						// the thread ended while read
@@ -248,7 +277,7 @@ final class CpuMeter {
 			}
 			long nanos = threads.getThreadCpuTime(info.getThreadId());
 			if (nanos >= 0) {
-				cpu.put(info.getThreadId(), new ThreadCpu(kind(info.getThreadName()), nanos));
+				cpu.put(info.getThreadId(), new ThreadCpu(kind(info.getThreadName()), nanos, 0));
 			}
 		}
 		return cpu;
@@ -262,7 +291,37 @@ final class CpuMeter {
 		return threadName.replaceAll("(?<![A-Z])\\d+", "#");
 	}
 
-	private record ThreadCpu(String kind, long nanos) {
+	/**
+	 * @param nanos time on a core
+	 * @param waitNanos time ready to run but waiting for a core (0 where it cannot be read)
+	 */
+	private record ThreadCpu(String kind, long nanos, long waitNanos) {
+	}
+
+	/**
+	 * The {@code schedstat} of Redis's main thread, from the process id {@code INFO server} gives, when that
+	 * process is on this machine (the benchmark's Redis is, on loopback); {@code null} when it cannot be read.
+	 */
+	private static Path redisSchedstat(RedisAdmin admin) {
+		String pid = admin.info("server").get("process_id");
+		if (pid == null) {
+			return null;
+		}
+		Path schedstat = Path.of("/proc", pid.strip(), "task", pid.strip(), "schedstat");
+		return Files.isReadable(schedstat) ? schedstat : null;
+	}
+
+	/** The time a thread has waited for a core so far, from its {@code schedstat}; 0 without one. */
+	private static long waitNanos(Path schedstat) {
+		if (schedstat == null) {
+			return 0;
+		}
+		try {
+			return Long.parseLong(Files.readString(schedstat).split(" ")[1]);
+		}
+		catch (IOException | RuntimeException ex) {
+			return 0;
+		}
 	}
 
 	private static long jvmNanos() {

@@ -63,7 +63,10 @@ final class EnqueueScenario {
 							measurement.cpu().get("redisCpuMicrosPerJob"), measurement.cpu().get("jvmCpuMicrosPerJob"),
 							measurement.warmupSeconds());
 					Context.log("  %-11s %-10s JVM CPU per job by thread, us: %s", side.label(), variant.label,
-							CpuMeter.largest(measurement.cpu(), 4));
+							CpuMeter.largest(measurement.cpu(), "jvmCpuMicrosPerJobByThread", 4));
+					Context.log("  %-11s %-10s waiting for a core per job, us: Redis's main thread %.1f; %s", side.label(),
+							variant.label, measurement.cpu().getOrDefault("redisWaitForCoreMicrosPerJob", Double.NaN),
+							CpuMeter.largest(measurement.cpu(), "jvmWaitForCoreMicrosPerJobByThread", 4));
 				}
 			}
 			Ping ping = oneThread.get(side).ping();

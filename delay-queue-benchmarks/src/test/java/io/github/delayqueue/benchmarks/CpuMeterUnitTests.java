@@ -15,6 +15,10 @@ class CpuMeterUnitTests {
 	void stretchesMeasuredApartCombineAsOneWeightedByTheirJobs() {
 		Map<String, Object> first = stretch(0.2, 0.1, 0.15, 1_000, Map.of("io", 100.0, "main", 40.0));
 		Map<String, Object> second = stretch(0.2, 0.3, 0.05, 3_000, Map.of("io", 20.0, "compiler", 10.0));
+		first.put("jvmWaitForCoreMicrosPerJobByThread", Map.of("io", 8.0));
+		first.put("redisWaitForCoreMicrosPerJob", 4.0);
+		second.put("jvmWaitForCoreMicrosPerJobByThread", Map.of("io", 4.0, "main", 2.0));
+		second.put("redisWaitForCoreMicrosPerJob", 8.0);
 
 		Map<String, Object> combined = CpuMeter.combine(List.of(first, second), List.of(1_000L, 3_000L));
 
@@ -31,6 +35,12 @@ class CpuMeterUnitTests {
 		assertThat(byThread.get("io")).isCloseTo((1_000 * 100.0 + 3_000 * 20.0) / 4_000, within(1e-9));
 		assertThat(byThread.get("main")).isCloseTo(10.0, within(1e-9));
 		assertThat(byThread.get("compiler")).isCloseTo(7.5, within(1e-9));
+		@SuppressWarnings("unchecked")
+		Map<String, Double> waits = (Map<String, Double>) combined.get("jvmWaitForCoreMicrosPerJobByThread");
+		assertThat(waits.keySet()).containsExactly("io", "main");
+		assertThat(waits.get("io")).isCloseTo((1_000 * 8.0 + 3_000 * 4.0) / 4_000, within(1e-9));
+		assertThat(waits.get("main")).isCloseTo(1.5, within(1e-9));
+		assertThat((Double) combined.get("redisWaitForCoreMicrosPerJob")).isCloseTo(7.0, within(1e-9));
 	}
 
 	/** A stretch as {@link CpuMeter#stop} reports it. */
