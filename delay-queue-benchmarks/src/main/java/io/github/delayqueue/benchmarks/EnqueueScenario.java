@@ -42,14 +42,14 @@ final class EnqueueScenario {
 		Map<Side, Map<Variant, Double>> rates = new EnumMap<>(Side.class);
 		Map<String, Object> cpu = new LinkedHashMap<>();
 		Map<String, Object> warmups = new LinkedHashMap<>();
-		Map<Side, OneThread> oneThread = measureOneThreadInTurns();
+		OneThread oneThread = measureOneThreadInTurns();
 		for (Side side : this.context.sides()) {
 			Map<Variant, Double> sideRates = new EnumMap<>(Variant.class);
 			try (QueueUnderTest queue = this.context.open(side)) {
 				for (Variant variant : Variant.values()) {
 					Measurement measurement;
 					if (variant == Variant.ONE_THREAD) {
-						measurement = oneThread.get(side).adds();
+						measurement = oneThread.adds().get(side);
 					}
 					else {
 						this.context.freshRedis();
@@ -69,20 +69,18 @@ final class EnqueueScenario {
 							CpuMeter.largest(measurement.cpu(), "jvmWaitForCoreMicrosPerJobByThread", 4));
 				}
 			}
-			Ping ping = oneThread.get(side).ping();
+			Ping ping = oneThread.ping();
 			Context.log("  %-11s a bare round trip (Lettuce PING, 1 thread) in turn with the 1-thread adds: %,.0f /s "
 					+ "(%,.0f first half, %,.0f second); add / PING %.2f", side.label(), ping.rate(),
 					ping.firstHalf().rate(), ping.secondHalf().rate(), sideRates.get(Variant.ONE_THREAD) / ping.rate());
 			rates.put(side, sideRates);
 			this.context.batchedAddRate(side, sideRates.get(Variant.BATCHED));
 		}
-		Map<Side, Ping> pings = new EnumMap<>(Side.class);
-		oneThread.forEach((side, measured) -> pings.put(side, measured.ping()));
 		this.context.freshRedis();
 		if (this.context.settings().oursOnly()) {
 			return;
 		}
-		report(rates.get(Side.DELAY_QUEUE), rates.get(Side.REDISSON), pings.get(Side.DELAY_QUEUE), cpu, warmups);
+		report(rates.get(Side.DELAY_QUEUE), rates.get(Side.REDISSON), oneThread.ping(), cpu, warmups);
 	}
 
 	private void report(Map<Variant, Double> ours, Map<Variant, Double> redisson, Ping ping,
@@ -181,7 +179,7 @@ final class EnqueueScenario {
 	 * run client code the adds share and can make the JIT compile it again. Both queues add to one Redis, each
 	 * its own keys.
 	 */
-	private Map<Side, OneThread> measureOneThreadInTurns() {
+	private OneThread measureOneThreadInTurns() {
 		Settings settings = this.context.settings();
 		List<Side> sides = this.context.sides();
 		Map<Side, QueueUnderTest> queues = new EnumMap<>(Side.class);
@@ -223,14 +221,14 @@ final class EnqueueScenario {
 					nanos.merge(side, adds.nanos(), Long::sum);
 				}
 			}
-			Ping pings = new Ping(new Timed(pingCounts[0], pingNanos[0]), new Timed(pingCounts[1], pingNanos[1]));
-			Map<Side, OneThread> measured = new EnumMap<>(Side.class);
+			Map<Side, Measurement> adds = new EnumMap<>(Side.class);
 			for (Side side : sides) {
 				long added = counts.get(side).stream().mapToLong(Long::longValue).sum();
-				measured.put(side, new OneThread(new Measurement(added / Context.seconds(nanos.get(side)),
-						CpuMeter.combine(cpu.get(side), counts.get(side)), warmups.get(side)), pings));
+				adds.put(side, new Measurement(added / Context.seconds(nanos.get(side)),
+						CpuMeter.combine(cpu.get(side), counts.get(side)), warmups.get(side)));
 			}
-			return measured;
+			return new OneThread(adds, new Ping(new Timed(pingCounts[0], pingNanos[0]),
+					new Timed(pingCounts[1], pingNanos[1])));
 		}
 		finally {
 			closeAll(queues.values());
@@ -280,7 +278,10 @@ final class EnqueueScenario {
 
 	}
 
-	record OneThread(Measurement adds, Ping ping) {
+	/**
+	 * Each queue's adds from one thread, and the one {@code PING} ceiling measured in turn with them.
+	 */
+	record OneThread(Map<Side, Measurement> adds, Ping ping) {
 	}
 
 	/**
