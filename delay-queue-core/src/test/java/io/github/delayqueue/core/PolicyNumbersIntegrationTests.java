@@ -164,6 +164,63 @@ class PolicyNumbersIntegrationTests {
 			.contains("|1000000000000000|60000|0.00001|");
 	}
 
+	/**
+	 * A first claim joins the job's meta from the texts of its policy line: a whole number of 16 digits is read
+	 * to tell whether it is exact, one of 15 need not be, a back-off number with an exponent is written out plain,
+	 * and a line that cannot be read buries its job as the policy number's being unknown did before.
+	 */
+	@Test
+	void aFirstClaimReadsThePolicyLineToItsEdgesAndBuriesAJobWhoseLineCannotBeRead() {
+		Map<String, String> lines = Map.of("1", "999999999999999|3|1000|2.0|60000|0.1", "2",
+				"9007199254740991|3|1000|2.0|60000|0.0", "3", "9007199254740993|3|1000|2.0|60000|0.0", "4",
+				"30000|3|1000|1e400|60000|0.0", "5", "not a policy line", "6", "30000|3|1000|1.0E7|60000|5.0E-4");
+		lines.forEach((number, line) -> {
+			redis.<String, String>opsForHash().putAll(this.bucket.policies(), Map.of(number, line, "=" + line, number));
+			redis.<String, String>opsForHash().put(this.bucket.payloads(), "job-" + number, number + "|{}");
+			redis.opsForZSet().add(this.bucket.ready(), "job-" + number, Integer.parseInt(number));
+		});
+
+		List<ReservedJob> claimed = this.queue.claim(TOPIC, 6);
+
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly("job-1", "job-2", "job-6");
+		assertThat(claimed).extracting(ReservedJob::ttr)
+			.containsExactly(Duration.ofMillis(999999999999999L), Duration.ofMillis(9007199254740991L),
+					Duration.ofSeconds(30));
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "job-1"))
+			.startsWith("L|1|3|999999999999999|1|")
+			.endsWith("|1000|2|60000|0.1|");
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "job-6"))
+			.endsWith("|1000|10000000|60000|0.0005|");
+		Map<String, String> reasons = new TreeMap<>();
+		this.queue.deadLetters(TOPIC, 10).forEach((dead) -> reasons.put(dead.id(), dead.lastError()));
+		assertThat(reasons).containsOnlyKeys("job-3", "job-4", "job-5");
+		reasons.forEach((id, reason) -> assertThat(reason)
+			.isEqualTo("corrupt: in ready with an unknown policy number: " + id.substring("job-".length())));
+	}
+
+	/**
+	 * The fields a consumer stamps replace the job's own in the meta its first claim writes, and the ones it
+	 * leaves are the policy line's.
+	 */
+	@Test
+	void aFirstClaimStampsTheConsumersFieldsOverThePolicyLines() {
+		this.queue.add(Job.builder(TOPIC)
+			.id("a")
+			.payload("{}")
+			.maxAttempts(7)
+			.ttr(Duration.ofSeconds(40))
+			.backOff(new BackOff(Duration.ofMillis(5), 3.5, Duration.ofMinutes(2), 0.25))
+			.build());
+
+		ReservedJob job = claimOne(new JobPolicy(Duration.ofSeconds(9), null, null));
+
+		assertThat(job.ttr()).isEqualTo(Duration.ofSeconds(9));
+		assertThat(job.maxAttempts()).isEqualTo(7);
+		String[] meta = redis.<String, String>opsForHash().get(this.bucket.jobs(), "a").split("\\|", -1);
+		assertThat(meta).containsExactly("L", "1", "7", "9000", meta[4], job.leaseToken(), "5", "3.5", "120000",
+				"0.25", "");
+	}
+
 	@Test
 	void aBackOffWhoseGrowthOverflowsStillRetriesEveryFailedAttemptAndThenBuries() {
 		// 1e6^52 overflows a double: 1 ms times it is infinite, 0 times it is NaN (attempt 53)

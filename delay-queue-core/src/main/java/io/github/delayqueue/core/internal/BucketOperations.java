@@ -38,6 +38,9 @@ public final class BucketOperations {
 	/** The claim script's "held back" while the topic is paused. */
 	private static final long PAUSED = -2;
 
+	/** The fields of the claim script's reply before the claimed jobs' fields. */
+	private static final int CLAIM_REPLY_HEAD = 8;
+
 	/** The fields of one job in the claim script's reply. */
 	private static final int CLAIMED_JOB_FIELDS = 9;
 
@@ -268,24 +271,38 @@ public final class BucketOperations {
 		List reply = (List) (due ? this.runner.callUninterruptibly(script, scriptKeys, args)
 				: this.runner.call(script, scriptKeys, args));
 		long arrivedNanos = System.nanoTime();
+		// one flat list (see claim.lua): a head, then the claimed jobs' fields, the corrupt ids, the schedules to
+		// refill and the finish codes, as many of each as the head counts
+		long nowMicros = RedisReplies.asLong(reply.get(0));
+		long heldBack = RedisReplies.asLong(reply.get(3));
+		int from = CLAIM_REPLY_HEAD;
+		int to = from + RedisReplies.asInt(reply.get(4)) * CLAIMED_JOB_FIELDS;
 		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
-		Instant now = Instant.EPOCH.plus(RedisReplies.asLong(reply.get(0)), ChronoUnit.MICROS);
-		List<ReservedJob> jobs = claimedJobs(keys, (List) reply.get(1), now, arrivedNanos);
-		List<String> corrupt = ((List<?>) reply.get(2)).stream().map(String::valueOf).toList();
-		long heldBack = RedisReplies.asLong(reply.get(5));
-		List<String> toRefill = ((List<?>) reply.get(6)).stream().map(RedisReplies::asString).toList();
+		List<ReservedJob> jobs = claimedJobs(keys, reply.subList(from, to),
+				Instant.EPOCH.plus(nowMicros, ChronoUnit.MICROS), arrivedNanos);
+		from = to;
+		to = from + RedisReplies.asInt(reply.get(5));
+		List<String> corrupt = ((List<?>) reply.subList(from, to)).stream().map(String::valueOf).toList();
+		from = to;
+		to = from + RedisReplies.asInt(reply.get(6));
+		List<String> toRefill = ((List<?>) reply.subList(from, to)).stream().map(RedisReplies::asString).toList();
+		from = to;
+		to = from + RedisReplies.asInt(reply.get(7));
+		List<Long> finishCodes = codes(reply.subList(from, to));
+		if (to != reply.size()) {
+			throw new IllegalStateException("A claim replied with " + reply.size() + " fields where its head counts "
+					+ to + ": claim.lua and this reader disagree");
+		}
 		if (!toRefill.isEmpty()) {
 			this.scheduleRefills.accept(keys, toRefill);
 		}
-		ClaimResult claimed = new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(3)),
-				RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(4)), heldBack == PAUSED,
-				Math.max(0, heldBack), toRefill);
-		return new FinishAndClaimResult(codes((List) reply.get(7)), claimed);
+		ClaimResult claimed = new ClaimResult(jobs, corrupt, RedisReplies.asLong(reply.get(1)), nowMicros,
+				RedisReplies.asLong(reply.get(2)), heldBack == PAUSED, Math.max(0, heldBack), toRefill);
+		return new FinishAndClaimResult(finishCodes, claimed);
 	}
 
 	/**
-	 * Reads the jobs of a claim's reply: one flat list, {@value #CLAIMED_JOB_FIELDS} fields per job (see
-	 * {@code claim.lua}).
+	 * Reads the jobs of a claim's reply, {@value #CLAIMED_JOB_FIELDS} fields per job (see {@code claim.lua}).
 	 */
 	private static List<ReservedJob> claimedJobs(BucketKeys keys, List<?> fields, Instant now, long arrivedNanos) {
 		if (fields.size() % CLAIMED_JOB_FIELDS != 0) {

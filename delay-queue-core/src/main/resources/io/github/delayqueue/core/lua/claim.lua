@@ -16,14 +16,16 @@
 -- ARGV[11..] id, lease token, ...: jobs of this bucket the consumer completed, finished first as finish.lua
 --         does, so that a consumer with a backlog finishes and claims in one call
 --
--- Returns { now us, jobs, corrupt, jobs left to claim now, next delayed due ms (-1 when none or not asked),
---           held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused
---           (nothing claimed), or the ms until the rate limit lets the next job start (it took fewer than asked),
---           schedules to refill, finish codes (one per job of ARGV[11..], as finish.lua returns them) },
--- where jobs is a flat list of CLAIMED_FIELDS fields per job:
---   id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or ''
--- (one table for the batch: Redis turns every table of a reply into RESP apart, probing it for six special fields)
--- and corrupt lists the ids met with unreadable meta or no payload (moved to dead) or another state (dropped).
+-- Returns one flat table (Redis turns every table of a reply into RESP apart, probing each for seven special
+-- fields: nested tables cost a claim of one job a twentieth of its instructions):
+--   now us, jobs left to claim now, next delayed due ms (-1 when none or not asked),
+--   held back: -1 when the topic's controls did not hold the claim back, -2 while the topic is paused (nothing
+--     claimed), or the ms until the rate limit lets the next job start (it took fewer than asked),
+--   the counts of the four lists that follow: jobs claimed, corrupt ids, schedules to refill, finish codes;
+--   then CLAIMED_FIELDS fields per job claimed:
+--     id, payload, attempts, max attempts, due ms, lease token, lease deadline ms, ttr ms, headers block or '';
+--   the corrupt ids: met with unreadable meta or no payload (moved to dead) or another state (dropped);
+--   the schedules to refill; the finish codes, one per job of ARGV[11..], as finish.lua returns them.
 -- The jobs left count the ready ones and the due delayed ones, and are only counted when the claim took all
 -- it asked for (0 otherwise: it took every one there was). A claim held back signals no one: its consumer waits
 -- (for a resume's signal, or the next token) rather than wake another consumer to be held back too.
@@ -33,7 +35,8 @@
 
 local jobs, payloads, ready, reserved, dead, signal, seq, policies, delayed, control, schedules =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
-local most = tonumber(ARGV[1])
+local asked = tonumber(ARGV[1])
+local most = asked
 local now = now_ms()
 local finished = finish_leased(jobs, payloads, reserved, 11)
 
@@ -52,11 +55,15 @@ elseif burst then
     most, limited = math.floor(tokens), true
   end
 end
-local policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
-                 bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
+-- The consumer's policy as numbers, for the meta of jobs claimed before (stamp); read at the first such job.
+local policy
 
 -- Stamps the consumer's policy on the meta `m` of a job it claims: each field it sets replaces the job's own.
 local function stamp(m)
+  if not policy then
+    policy = { ttr = tonumber(ARGV[2]), max = tonumber(ARGV[3]), bi = tonumber(ARGV[4]), bm = tonumber(ARGV[5]),
+               bx = tonumber(ARGV[6]), bj = tonumber(ARGV[7]) }
+  end
   for field, value in pairs(policy) do
     m[field] = value
   end
@@ -65,25 +72,67 @@ end
 
 local known_policies = {}
 
--- How this claim leases the jobs never claimed before that were added with policy `first_number`: the fields of
--- the meta they get (their policy's, with the consumer's stamped over it) and that meta's text as meta_encode
--- writes it, in two parts around the due time and lease token that differ from job to job. Worked out for the
--- last policy met, as the jobs of a batch nearly always share one: most jobs are claimed once, and joining two
--- parts per job is far cheaper than building the meta as a table and encoding it for each job.
+-- How this claim leases the jobs never claimed before that were added with policy `first_number`: their max
+-- attempts and TTR, and the text of the meta they get in two parts around the due time and lease token that
+-- differ from job to job. Worked out for the last policy met, as the jobs of a batch nearly always share one:
+-- most jobs are claimed once, and joining two parts per job is far cheaper than building the meta as a table and
+-- encoding it for each job. The parts are joined from texts, the policy line's fields with the consumer's
+-- (ARGV[2..7]) over them, written as meta_encode writes them: reading every field as a number and writing it again,
+-- with the tables that takes, cost a claim of one job a tenth of its instructions (README, "What a claim's
+-- instructions go to").
 local first_number, first_max, first_ttr, first_head, first_tail
 
+-- A policy line's fields: TTR, max attempts, back-off initial, multiplier, max and jitter (common.lua).
+local POLICY_LINE = '^(%d+)|(%d+)|(%d+)|' .. DECIMAL .. '|(%d+)|' .. DECIMAL .. '$'
+
+-- Whether a whole number's text reads as an exact number, as exact() would say, without reading it when it has
+-- fewer than 16 digits (all of which are below 2^53).
+local function exact_digits(text)
+  return #text < 16 or exact(text) ~= nil
+end
+
+-- The text decimal() writes, which meta holds, for a back-off multiplier or jitter as Java writes it into a policy
+-- line or a consumer's policy (BigDecimal's plain string of a double: its shortest digits, '.0' after a whole
+-- number). The '.0' is cut off; a text with an exponent, as an earlier version wrote (5.0E-4), is read and
+-- written again. Plain comparisons and searches, not a pattern: this runs for every claim of one job.
+local function plain_decimal(text)
+  if text == '0.0' then
+    return '0'
+  elseif string.find(text, 'E', 1, true) or string.find(text, 'e', 1, true) then
+    return decimal(tonumber(text))
+  elseif string.sub(text, -2) == '.0' then
+    return string.sub(text, 1, -3)
+  end
+  return text
+end
+
+-- The consumer's field `i` of ARGV (2 TTR .. 7 back-off jitter) when it sets one, else the job's own `text`.
+local function stamped(i, text)
+  local own = ARGV[i]
+  if own ~= '' then
+    return own
+  end
+  return text
+end
+
 -- Works out the first claim of the jobs added with policy `number` (above); false when the bucket's policies
--- do not hold that number.
+-- do not hold that number, or hold a line that cannot be read (as policy_meta in common.lua reads it).
 local function first_claim_of(number)
   if number ~= first_number then
-    local m = first_meta(policies, number, 'L', 0, known_policies) -- the due time is each job's own
-    if not m then
+    local line = policy_line(policies, number, known_policies)
+    local ttr, max, bi, bm, bx, bj
+    if line then
+      ttr, max, bi, bm, bx, bj = string.match(line, POLICY_LINE)
+    end
+    if not (ttr and exact_digits(ttr) and exact_digits(max) and exact_digits(bi) and exact(bm)
+        and exact_digits(bx) and exact(bj)) then
       return false
     end
-    stamp(m)
-    first_number, first_max, first_ttr = number, m.max, m.ttr
-    first_head = string.format('L|1|%d|%d|', m.max, m.ttr)
-    first_tail = string.format('|%d|%s|%d|%s|', m.bi, decimal(m.bm), m.bx, decimal(m.bj))
+    ttr, max = stamped(2, ttr), stamped(3, max)
+    first_number, first_max, first_ttr = number, tonumber(max), tonumber(ttr)
+    first_head = 'L|1|' .. max .. '|' .. ttr .. '|'
+    first_tail = '|' .. stamped(4, bi) .. '|' .. plain_decimal(stamped(5, bm)) .. '|' .. stamped(6, bx) .. '|'
+      .. plain_decimal(stamped(7, bj)) .. '|'
   end
   return true
 end
@@ -129,7 +178,7 @@ local function claimable(raw, entry, state)
 end
 
 -- ready jobs first, then due delayed ones: ids, their scores and the state each index stands for
-local popped = redis.call('ZPOPMIN', ready, int(most))
+local popped = redis.call('ZPOPMIN', ready, (most == asked) and ARGV[1] or int(most))
 local ids, scores, states = {}, {}, {}
 for i = 1, #popped, 2 do
   ids[#ids + 1] = popped[i]
@@ -169,10 +218,12 @@ if #ids < most then
   end
 end
 
-local CLAIMED_FIELDS = 9
--- made with room for one job's fields: a Lua table grows by doubling, rehashing its keys each time, so that a claim
--- of one job would otherwise grow it at nearly every field
-local claimed, claimed_count = { nil, nil, nil, nil, nil, nil, nil, nil, nil }, 0
+-- The reply's fields before the claimed jobs' (see the top), and each claimed job's.
+local REPLY_HEAD, CLAIMED_FIELDS = 8, 9
+-- made with room for the head and one job's fields: a Lua table grows by doubling, rehashing its keys each time, so
+-- that a claim of one job would otherwise grow it at nearly every field
+local reply = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }
+local claimed_count = 0
 local corrupt = {}
 local left = 0
 if #ids > 0 then
@@ -181,7 +232,8 @@ if #ids > 0 then
   local last_token = redis.call('INCRBY', seq, int(#ids))
   local new_metas, reserved_entries = {}, {}
   local deadline, deadline_text -- of the job before: jobs with one TTR share a lease deadline, written once
-  for i, id in ipairs(ids) do
+  for i = 1, #ids do -- numeric loops here and below: ipairs calls a C function for every element
+    local id = ids[i]
     local meta_or_first, body_or_refusal, headers = claimable(metas[i], entries[i], states[i])
     if meta_or_first then
       local token = int(last_token - #ids + i)
@@ -203,9 +255,9 @@ if #ids > 0 then
       new_metas[#new_metas + 1] = meta
       reserved_entries[#reserved_entries + 1] = deadline_text
       reserved_entries[#reserved_entries + 1] = id
-      local body, at = body_or_refusal, claimed_count * CLAIMED_FIELDS -- the job's fields, as the reply lists them
-      claimed[at + 1], claimed[at + 2], claimed[at + 3], claimed[at + 4], claimed[at + 5] = id, body, attempts, max, due
-      claimed[at + 6], claimed[at + 7], claimed[at + 8], claimed[at + 9] = token, deadline, ttr, headers
+      local body, at = body_or_refusal, REPLY_HEAD + claimed_count * CLAIMED_FIELDS -- the job's fields in the reply
+      reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4], reply[at + 5] = id, body, attempts, max, due
+      reply[at + 6], reply[at + 7], reply[at + 8], reply[at + 9] = token, deadline, ttr, headers
       claimed_count = claimed_count + 1
     elseif body_or_refusal == 'stale' then
       corrupt[#corrupt + 1] = id -- a stale index entry: the job lives on in the state its meta names
@@ -240,8 +292,8 @@ end
 -- recurring schedules: a claimed pending occurrence enqueues the next one, with a copy of its pool entry
 local SCHEDULE_REFILL_BELOW = 16
 local refill = {}
-for at = 1, claimed_count * CLAIMED_FIELDS, CLAIMED_FIELDS do
-  local id = claimed[at]
+for at = REPLY_HEAD + 1, REPLY_HEAD + claimed_count * CLAIMED_FIELDS, CLAIMED_FIELDS do
+  local id = reply[at]
   local schedule = schedule_of(id)
   local line = schedule and redis.call('HGET', schedules, 'line:' .. schedule)
   local state, pending, last, times
@@ -277,4 +329,13 @@ local next_due = -1
 if ARGV[8] == '1' then
   next_due = next_delayed or earliest(delayed)
 end
-return { clock_us, claimed, corrupt, left, next_due, held, refill, finished }
+reply[1], reply[2], reply[3], reply[4] = clock_us, left, next_due, held
+reply[5], reply[6], reply[7], reply[8] = claimed_count, #corrupt, #refill, #finished
+local n = REPLY_HEAD + claimed_count * CLAIMED_FIELDS
+for _, list in ipairs({ corrupt, refill, finished }) do
+  for i = 1, #list do
+    reply[n + i] = list[i]
+  end
+  n = n + #list
+end
+return reply

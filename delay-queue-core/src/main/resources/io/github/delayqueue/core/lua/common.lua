@@ -33,8 +33,8 @@ local clock_us = 0
 
 local function now_ms()
   local t = redis.call('TIME')
-  clock_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  return math.floor(clock_us / 1000)
+  clock_us = t[1] * 1000000 + t[2] -- arithmetic reads the digits as tonumber would, without a call to it
+  return (clock_us - clock_us % 1000) / 1000
 end
 
 -- Numbers beyond 2^53 are no longer exact in a double (nor in a sorted set's score).
@@ -136,15 +136,14 @@ local MAX_POLICIES = 1000
 -- of its own), its add token ('' when it has none), the position of the '|' before its headers and payload,
 -- and the length of its headers block (0 when it has none). Returns nil for an entry that has no '|'.
 local function entry_head(entry)
-  local bar = entry and string.find(entry, '|', 1, true)
-  if not bar then
-    return nil
+  local number, token, headers_length, after_bar
+  if entry then
+    number, token, headers_length, after_bar = string.match(entry, '^([^:|]*):?([^:|]*):?(%d*)|()')
   end
-  local number, token, headers_length = string.match(string.sub(entry, 1, bar - 1), '^([^:]*):?([^:]*):?(%d*)$')
   if not number then
     return nil
   end
-  return number, token, bar, tonumber(headers_length) or 0
+  return number, token, after_bar - 1, headers_length == '' and 0 or tonumber(headers_length)
 end
 
 -- Splits a pool entry into its policy number ('' when the job has meta of its own), its payload, its
@@ -155,7 +154,11 @@ local function entry_split(entry)
   if not number then
     return nil
   end
-  return number, string.sub(entry, bar + 1 + headers_length), token, string.sub(entry, bar + 1, bar + headers_length)
+  local headers = ''
+  if headers_length > 0 then
+    headers = string.sub(entry, bar + 1, bar + headers_length)
+  end
+  return number, string.sub(entry, bar + 1 + headers_length), token, headers
 end
 
 -- The headers block of a pool entry: '' when the job has none or the entry cannot be read.
@@ -258,7 +261,8 @@ local function finish_leased(jobs_key, payloads_key, reserved_key, first)
   end
   local metas = redis.call('HMGET', jobs_key, unpack(ids))
   local codes, done, seen = {}, {}, {}
-  for i, id in ipairs(ids) do
+  for i = 1, #ids do -- not ipairs, which calls a C function for every element
+    local id = ids[i]
     local code = 0
     local token = lease_token(metas[i])
     if token then
