@@ -104,6 +104,7 @@ class PolicyNumbersIntegrationTests {
 	private void runUntilDead(JobPolicy policy, BackOff backOff) {
 		ReservedJob first = claimOne(policy);
 		assertThat(first.attempt()).isEqualTo(1);
+		assertStoredAsDecimalWritesThem(backOff);
 		assertThat(this.queue.find(TOPIC, "a").orElseThrow().state()).isEqualTo(JobState.RESERVED);
 
 		assertThat(this.queue.fail(first, new IllegalStateException("first"))).isEqualTo(FailOutcome.RETRY_SCHEDULED);
@@ -138,6 +139,17 @@ class PolicyNumbersIntegrationTests {
 		assertThat(meta[9]).matches("[0-9.]+");
 		assertThat(new BigDecimal(meta[7]).doubleValue()).isEqualTo(backOff.multiplier());
 		assertThat(new BigDecimal(meta[9]).doubleValue()).isEqualTo(backOff.jitter());
+	}
+
+	/**
+	 * Asserts that the meta a first claim wrote holds the back-off's multiplier and jitter as common.lua's
+	 * {@code decimal()} writes them (the fewest plain digits that read back as the double), which is what Java's
+	 * {@code BigDecimal} writes without its trailing zeros: the claim joins them from Java's texts.
+	 */
+	private void assertStoredAsDecimalWritesThem(BackOff backOff) {
+		String[] meta = redis.<String, String>opsForHash().get(this.bucket.jobs(), "a").split("\\|");
+		assertThat(meta[7]).isEqualTo(BigDecimal.valueOf(backOff.multiplier()).stripTrailingZeros().toPlainString());
+		assertThat(meta[9]).isEqualTo(BigDecimal.valueOf(backOff.jitter()).stripTrailingZeros().toPlainString());
 	}
 
 	@Test

@@ -275,24 +275,22 @@ public final class BucketOperations {
 		// refill and the finish codes, as many of each as the head counts
 		long nowMicros = RedisReplies.asLong(reply.get(0));
 		long heldBack = RedisReplies.asLong(reply.get(3));
-		int from = CLAIM_REPLY_HEAD;
-		int to = from + RedisReplies.asInt(reply.get(4)) * CLAIMED_JOB_FIELDS;
-		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
-		List<ReservedJob> jobs = claimedJobs(keys, reply.subList(from, to),
-				Instant.EPOCH.plus(nowMicros, ChronoUnit.MICROS), arrivedNanos);
-		from = to;
-		to = from + RedisReplies.asInt(reply.get(5));
-		List<String> corrupt = ((List<?>) reply.subList(from, to)).stream().map(String::valueOf).toList();
-		from = to;
-		to = from + RedisReplies.asInt(reply.get(6));
-		List<String> toRefill = ((List<?>) reply.subList(from, to)).stream().map(RedisReplies::asString).toList();
-		from = to;
-		to = from + RedisReplies.asInt(reply.get(7));
-		List<Long> finishCodes = codes(reply.subList(from, to));
-		if (to != reply.size()) {
+		int jobsEnd = CLAIM_REPLY_HEAD + RedisReplies.asInt(reply.get(4)) * CLAIMED_JOB_FIELDS;
+		int corruptEnd = jobsEnd + RedisReplies.asInt(reply.get(5));
+		int refillEnd = corruptEnd + RedisReplies.asInt(reply.get(6));
+		int codesEnd = refillEnd + RedisReplies.asInt(reply.get(7));
+		if (codesEnd != reply.size()) {
 			throw new IllegalStateException("A claim replied with " + reply.size() + " fields where its head counts "
-					+ to + ": claim.lua and this reader disagree");
+					+ codesEnd + ": claim.lua and this reader disagree");
 		}
+		// in microseconds: lateness measured from the claim should not lose up to a millisecond to rounding
+		List<ReservedJob> jobs = claimedJobs(keys, reply.subList(CLAIM_REPLY_HEAD, jobsEnd),
+				Instant.EPOCH.plus(nowMicros, ChronoUnit.MICROS), arrivedNanos);
+		List<String> corrupt = ((List<?>) reply.subList(jobsEnd, corruptEnd)).stream().map(String::valueOf).toList();
+		List<String> toRefill = ((List<?>) reply.subList(corruptEnd, refillEnd)).stream()
+			.map(RedisReplies::asString)
+			.toList();
+		List<Long> finishCodes = codes(reply.subList(refillEnd, codesEnd));
 		if (!toRefill.isEmpty()) {
 			this.scheduleRefills.accept(keys, toRefill);
 		}

@@ -137,7 +137,9 @@ local MAX_POLICIES = 1000
 -- and the length of its headers block (0 when it has none). Returns nil for an entry that has no '|'.
 local function entry_head(entry)
   local number, token, headers_length, after_bar
-  if entry then
+  -- a plain search for the '|' first: the pattern would backtrack through a whole entry that has none, in time
+  -- that grows with the square of its length
+  if entry and string.find(entry, '|', 1, true) then
     number, token, headers_length, after_bar = string.match(entry, '^([^:|]*):?([^:|]*):?(%d*)|()')
   end
   if not number then
