@@ -8,10 +8,12 @@ import java.util.Map;
 
 /**
  * Scenario 6, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs.
- * At each size the pending jobs (due in one to two hours) are bulk-loaded in the queue's own layout (see
+ * At each size the pending jobs (due from an hour ahead, a millisecond apart) are bulk-loaded in the queue's own layout (see
  * {@link BulkLoader}); then one thread adds jobs one at a time (add cost: mean latency), and a consumer with
- * {@value #WORKERS} workers takes a batch of jobs falling due at one instant (claim cost: time from the due
- * instant to the last handler start, per job, which covers moving due jobs, claiming and finishing).
+ * {@value #WORKERS} workers takes batches of jobs, each falling due at one instant, one batch after another (claim
+ * cost: time from the due instant to the last handler start, per job, which covers moving due jobs, claiming and
+ * finishing; the median of the batches, as one batch is short enough for a late thread wake-up to move it; a batch
+ * stopped at the cap ends them and gives the cost).
  *
  * <p>Loading ten million jobs takes Redis most of a minute per queue. The two queues' large sets are
  * therefore loaded at once, each into a {@code redis-server} of its own, when the benchmark runs its own
@@ -38,11 +40,9 @@ final class ScaleScenario {
 		for (int pending : sizes) {
 			measureAt(pending).forEach((side, outcome) -> {
 				outcomes.get(side).add(outcome);
-				Context.log("  %-11s %,11d pending: add %,.0f us (p99 %,.0f us), claim %s us/job "
-						+ "(%,d of %,d in %.2f s%s), loaded in %.1f s, %,d MB", side.label(), pending,
-						outcome.addMeanMicros(), outcome.addP99Micros(), Report.number(outcome.claimMicrosPerJob()),
-						outcome.claimed(), outcome.claimJobs(), outcome.claimSeconds(),
-						outcome.capped() ? ", stopped at the cap" : "", outcome.loadSeconds(),
+				Context.log("  %-11s %,11d pending: add %,.0f us (p99 %,.0f us), claim %s us/job (%s), loaded in "
+						+ "%.1f s, %,d MB", side.label(), pending, outcome.addMeanMicros(), outcome.addP99Micros(),
+						Report.number(outcome.claimMicrosPerJob()), outcome.roundsText(), outcome.loadSeconds(),
 						outcome.usedMemory() / (1024 * 1024));
 			});
 		}
@@ -102,7 +102,10 @@ final class ScaleScenario {
 		int adds = this.context.settings().scaleAdds();
 		details.put("addCost", "mean latency of " + adds + " single adds, one thread, after " + adds + " untimed ones");
 		details.put("claimCost", "time from the due instant to the last handler start of "
-				+ this.context.settings().scaleClaims() + " jobs due at once, over the jobs; " + WORKERS + " workers");
+				+ this.context.settings().scaleClaims() + " jobs due at once, over the jobs: the median of "
+				+ this.context.settings().scaleClaimRounds() + " such rounds, one after another (a round stopped at "
+				+ "the cap ends them, and gives the cost); " + WORKERS + " workers; latenessMillis pools every round's "
+				+ "deliveries");
 		details.put("delayQueue", ours.stream().map(Outcome::asMap).toList());
 		details.put("redisson", redisson.stream().map(Outcome::asMap).toList());
 		Outcome oursSmall = ours.get(0);
@@ -131,7 +134,7 @@ final class ScaleScenario {
 				oursClaimGrowth, growth(redissonSmall.claimMicrosPerJob(), redissonLarge.claimMicrosPerJob()))
 			.target("<= 2x", oursClaimGrowth != null && oursClaimGrowth <= 2 && !oursLarge.capped())
 			.note(!redissonLarge.capped() ? ""
-					: (redissonLarge.claimed() == 0) ? "Redisson's: none claimed within the cap"
+					: (redissonLarge.lastRound().claimed() == 0) ? "Redisson's: none claimed within the cap"
 							: "Redisson's: a lower bound"));
 	}
 
@@ -143,9 +146,11 @@ final class ScaleScenario {
 		List<String> notes = new ArrayList<>();
 		for (Outcome outcome : List.of(ours, redisson)) {
 			if (outcome.capped()) {
-				notes.add(String.format("%s: stopped at the %d s cap with %,d of %,d delivered%s",
-						(outcome == ours) ? "delay-queue" : "Redisson", (int) Math.round(outcome.claimSeconds()),
-						outcome.claimed(), outcome.claimJobs(), (outcome.claimed() > 0) ? " (a lower bound)" : ""));
+				Round last = outcome.lastRound();
+				notes.add(String.format("%s: stopped at the %d s cap%s with %,d of %,d delivered%s",
+						(outcome == ours) ? "delay-queue" : "Redisson", (int) Math.round(last.seconds()),
+						(outcome.rounds().size() > 1) ? " in round " + outcome.rounds().size() : "", last.claimed(),
+						outcome.claimJobs(), (last.claimed() > 0) ? " (a lower bound)" : ""));
 			}
 		}
 		return String.join("; ", notes);
@@ -161,35 +166,57 @@ final class ScaleScenario {
 		Latencies.Summary addCost = addCost(queue, settings.scaleAdds());
 
 		int claims = settings.scaleClaims();
-		DeliveryLedger ledger = new DeliveryLedger(claims);
-		Latencies lateness = new Latencies(claims * 2);
+		int rounds = settings.scaleClaimRounds();
+		// round r's jobs have the indexes r * claims to r * claims + claims - 1
+		DeliveryLedger[] ledgers = new DeliveryLedger[rounds];
+		for (int r = 0; r < rounds; r++) {
+			ledgers[r] = new DeliveryLedger(claims);
+		}
+		Latencies lateness = new Latencies(claims * rounds * 2);
+		List<Round> done = new ArrayList<>(rounds);
 		try (QueueUnderTest.Consumer consumer = queue.startConsumer(WORKERS, (payload, late, due) -> {
-			ledger.delivered(Payloads.index(payload));
+			int index = Payloads.index(payload);
+			if (index >= 0 && index < rounds * claims) { // as a ledger ignores a job that is none of its own
+				ledgers[index / claims].delivered(index % claims);
+			}
 			lateness.record(LatenessScenario.wallClockMicros() - due * 1000);
 		})) {
 			Context.sleepMillis(500);
-			long dueAt = System.currentTimeMillis() + 1000;
-			long dueNanos = System.nanoTime() + (dueAt - System.currentTimeMillis()) * 1_000_000;
-			List<String> payloads = new ArrayList<>(claims);
-			for (int i = 0; i < claims; i++) {
-				payloads.add(Payloads.of(i, dueAt));
+			for (int r = 0; r < rounds; r++) {
+				Round round = claimRound(queue, ledgers[r], r * claims, claims, settings.scaleClaimCapSeconds());
+				done.add(round);
+				if (round.capped()) {
+					break; // a queue that fell behind would take the jobs left into the next round's time
+				}
 			}
-			queue.addAllDueAt(payloads, dueAt);
-			boolean all;
-			try {
-				all = ledger.await(Math.max(0, dueAt - System.currentTimeMillis())
-						+ settings.scaleClaimCapSeconds() * 1000L);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-			long end = all ? ledger.lastFirstDeliveryNanos() : System.nanoTime();
-			double claimSeconds = Context.seconds(end - dueNanos);
-			int claimed = ledger.distinct();
-			return new Outcome(loaded.pending(), loaded.loadSeconds(), loaded.usedMemory(), addCost, claims, claimed,
-					claimSeconds, !all, lateness.summary());
 		}
+		return new Outcome(loaded.pending(), loaded.loadSeconds(), loaded.usedMemory(), addCost, claims,
+				List.copyOf(done), lateness.summary());
+	}
+
+	/**
+	 * Adds {@code claims} jobs due together a second from now, with the indexes from {@code firstIndex}, and
+	 * waits for the consumer to start every one of them, or for the cap to pass.
+	 */
+	private static Round claimRound(QueueUnderTest queue, DeliveryLedger ledger, int firstIndex, int claims,
+			int capSeconds) {
+		long dueAt = System.currentTimeMillis() + 1000;
+		long dueNanos = System.nanoTime() + (dueAt - System.currentTimeMillis()) * 1_000_000;
+		List<String> payloads = new ArrayList<>(claims);
+		for (int i = 0; i < claims; i++) {
+			payloads.add(Payloads.of(firstIndex + i, dueAt));
+		}
+		queue.addAllDueAt(payloads, dueAt);
+		boolean all;
+		try {
+			all = ledger.await(Math.max(0, dueAt - System.currentTimeMillis()) + capSeconds * 1000L);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		long end = all ? ledger.lastFirstDeliveryNanos() : System.nanoTime();
+		return new Round(ledger.distinct(), Context.seconds(end - dueNanos), !all);
 	}
 
 	/**
@@ -224,8 +251,32 @@ final class ScaleScenario {
 
 	}
 
-	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobs, int claimed,
-			double claimSeconds, boolean capped, Latencies.Summary lateness) {
+	/**
+	 * One round of claims: how many of its jobs were started, and in how long from their due instant.
+	 */
+	record Round(int claimed, double seconds, boolean capped) {
+
+		/** Microseconds per job started, or {@code null} for none. */
+		Double microsPerJob() {
+			return (this.claimed == 0) ? null : this.seconds * 1e6 / this.claimed;
+		}
+
+		Map<String, Object> asMap() {
+			Map<String, Object> map = new LinkedHashMap<>();
+			map.put("claimed", this.claimed);
+			map.put("seconds", this.seconds);
+			map.put("stoppedAtCap", this.capped);
+			return map;
+		}
+
+	}
+
+	/**
+	 * What was measured at one size: the adds, and the rounds of claims, the last of which may have stopped at
+	 * the cap.
+	 */
+	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobs,
+			List<Round> rounds, Latencies.Summary lateness) {
 
 		double addMeanMicros() {
 			return this.add.mean();
@@ -235,12 +286,43 @@ final class ScaleScenario {
 			return this.add.p99();
 		}
 
+		Round lastRound() {
+			return this.rounds.get(this.rounds.size() - 1);
+		}
+
+		boolean capped() {
+			return lastRound().capped();
+		}
+
 		/**
-		 * Microseconds per job from the due instant to the last handler start, or, when stopped at the cap,
-		 * the cap's time over the jobs delivered by then.
+		 * Microseconds per job from a round's due instant to its last handler start, the median of the rounds;
+		 * when a round stopped at the cap, that round's time over the jobs started by then ({@code null} for
+		 * none).
 		 */
 		Double claimMicrosPerJob() {
-			return (this.claimed == 0) ? null : this.claimSeconds * 1e6 / this.claimed;
+			if (capped()) {
+				return lastRound().microsPerJob();
+			}
+			double[] perJob = this.rounds.stream().mapToDouble(Round::microsPerJob).sorted().toArray();
+			int middle = perJob.length / 2;
+			return (perJob.length % 2 == 1) ? perJob[middle] : (perJob[middle - 1] + perJob[middle]) / 2;
+		}
+
+		/**
+		 * The rounds for the log: "1,000 each, in 0.08, 0.09, 0.15, 0.07, 0.08 s", or, when the last stopped at the
+		 * cap, "1,000 each, in 0.08, 5.00 s; round 2 stopped at the cap with 10 of 1,000".
+		 */
+		String roundsText() {
+			StringBuilder text = new StringBuilder(String.format("%,d each, in", this.claimJobs));
+			for (int r = 0; r < this.rounds.size(); r++) {
+				text.append((r == 0) ? " " : ", ").append(String.format("%.2f", this.rounds.get(r).seconds()));
+			}
+			text.append(" s");
+			if (capped()) {
+				text.append(String.format("; round %d stopped at the cap with %,d of %,d", this.rounds.size(),
+						lastRound().claimed(), this.claimJobs));
+			}
+			return text.toString();
 		}
 
 		Map<String, Object> asMap() {
@@ -250,11 +332,10 @@ final class ScaleScenario {
 			map.put("usedMemoryBytes", this.usedMemory);
 			map.put("addMicros", Map.of("mean", this.add.mean(), "p50", this.add.p50(), "p99", this.add.p99(), "max",
 					this.add.max()));
-			map.put("claimJobs", this.claimJobs);
-			map.put("claimed", this.claimed);
-			map.put("claimSeconds", this.claimSeconds);
+			map.put("claimJobsPerRound", this.claimJobs);
+			map.put("claimRounds", this.rounds.stream().map(Round::asMap).toList());
 			map.put("claimMicrosPerJob", claimMicrosPerJob());
-			map.put("stoppedAtCap", this.capped);
+			map.put("stoppedAtCap", capped());
 			map.put("latenessMillis", LatenessScenario.summaryMap(this.lateness));
 			return map;
 		}

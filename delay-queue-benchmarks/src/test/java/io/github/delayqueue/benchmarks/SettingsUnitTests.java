@@ -17,6 +17,7 @@ class SettingsUnitTests {
 		assertThat(settings.scenarios()).containsExactlyInAnyOrderElementsOf(Settings.ALL_SCENARIOS);
 		assertThat(settings.endToEndJobs()).isEqualTo(200_000);
 		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 10_000_000);
+		assertThat(settings.scaleClaimRounds()).isEqualTo(5);
 		assertThat(settings.memoryJobs()).isEqualTo(1_000_000);
 		assertThat(settings.firstJobStarts()).isEqualTo(10);
 		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
@@ -51,6 +52,7 @@ class SettingsUnitTests {
 		assertThat(settings.scenarios()).containsExactlyInAnyOrder("enqueue", "first-job", "scale");
 		assertThat(settings.oursOnly()).isTrue();
 		assertThat(settings.scalePendingJobs()).containsExactly(10_000, 200_000);
+		assertThat(settings.scaleClaimRounds()).isEqualTo(3);
 		assertThat(settings.firstJobStarts()).isEqualTo(3);
 		assertThat(settings.steadyLoads()).extracting(Settings.SteadyLoad::rate).containsExactly(1_000, 10_000, 30_000);
 	}
