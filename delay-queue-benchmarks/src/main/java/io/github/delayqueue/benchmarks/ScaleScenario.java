@@ -7,13 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Scenario 6, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs.
- * At each size the pending jobs (due from an hour ahead, a millisecond apart) are bulk-loaded in the queue's own layout (see
+ * Scenario 6, scale: the cost of adding and of claiming with a small and with a huge set of pending jobs. At each size
+ * the pending jobs (due from an hour ahead, a millisecond apart) are bulk-loaded in the queue's own layout (see
  * {@link BulkLoader}); then one thread adds jobs one at a time (add cost: mean latency), and a consumer with
  * {@value #WORKERS} workers takes batches of jobs, each falling due at one instant, one batch after another (claim
  * cost: time from the due instant to the last handler start, per job, which covers moving due jobs, claiming and
- * finishing; the median of the batches, as one batch is short enough for a late thread wake-up to move it; a batch
- * stopped at the cap ends them and gives the cost).
+ * finishing; the median of the batches, as single batches of one engine varied by more than half; a batch stopped at
+ * the cap ends them and gives the cost).
  *
  * <p>Loading ten million jobs takes Redis most of a minute per queue. The two queues' large sets are
  * therefore loaded at once, each into a {@code redis-server} of its own, when the benchmark runs its own

@@ -202,8 +202,8 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 
 	/**
 	 * Rounds of {@link #scaleClaims()} jobs falling due together at each size of the scale scenario, whose median
-	 * is its claim cost: one round of 1,000 jobs takes delay-queue a few hundredths to a few tenths of a second, which one late
-	 * wake-up of a thread on these machines moves by half (with one round each, runs of engine {@code 0e79206}
+	 * is its claim cost: one round of 1,000 jobs takes delay-queue a few hundredths to a few tenths of a second, and
+	 * single rounds of one engine varied by more than half (with one round each, runs of engine {@code 0e79206}
 	 * measured the claim cost's growth from 10,000 to 10,000,000 pending at 0.95 to 2.95).
 	 */
 	int scaleClaimRounds() {
