@@ -150,7 +150,7 @@ final class ScaleScenario {
 				notes.add(String.format("%s: stopped at the %d s cap%s with %,d of %,d delivered%s",
 						(outcome == ours) ? "delay-queue" : "Redisson", (int) Math.round(last.seconds()),
 						(outcome.rounds().size() > 1) ? " in round " + outcome.rounds().size() : "", last.claimed(),
-						outcome.claimJobs(), (last.claimed() > 0) ? " (a lower bound)" : ""));
+						outcome.claimJobsPerRound(), (last.claimed() > 0) ? " (a lower bound)" : ""));
 			}
 		}
 		return String.join("; ", notes);
@@ -275,7 +275,7 @@ final class ScaleScenario {
 	 * What was measured at one size: the adds, and the rounds of claims, the last of which may have stopped at
 	 * the cap.
 	 */
-	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobs,
+	record Outcome(int pending, double loadSeconds, long usedMemory, Latencies.Summary add, int claimJobsPerRound,
 			List<Round> rounds, Latencies.Summary lateness) {
 
 		double addMeanMicros() {
@@ -304,8 +304,7 @@ final class ScaleScenario {
 				return lastRound().microsPerJob();
 			}
 			double[] perJob = this.rounds.stream().mapToDouble(Round::microsPerJob).sorted().toArray();
-			int middle = perJob.length / 2;
-			return (perJob.length % 2 == 1) ? perJob[middle] : (perJob[middle - 1] + perJob[middle]) / 2;
+			return perJob[(perJob.length - 1) / 2]; // the lower middle for an even count, as Latencies' p50
 		}
 
 		/**
@@ -313,14 +312,14 @@ final class ScaleScenario {
 		 * cap, "1,000 each, in 0.08, 5.00 s; round 2 stopped at the cap with 10 of 1,000".
 		 */
 		String roundsText() {
-			StringBuilder text = new StringBuilder(String.format("%,d each, in", this.claimJobs));
+			StringBuilder text = new StringBuilder(String.format("%,d each, in", this.claimJobsPerRound));
 			for (int r = 0; r < this.rounds.size(); r++) {
 				text.append((r == 0) ? " " : ", ").append(String.format("%.2f", this.rounds.get(r).seconds()));
 			}
 			text.append(" s");
 			if (capped()) {
 				text.append(String.format("; round %d stopped at the cap with %,d of %,d", this.rounds.size(),
-						lastRound().claimed(), this.claimJobs));
+						lastRound().claimed(), this.claimJobsPerRound));
 			}
 			return text.toString();
 		}
@@ -332,7 +331,7 @@ final class ScaleScenario {
 			map.put("usedMemoryBytes", this.usedMemory);
 			map.put("addMicros", Map.of("mean", this.add.mean(), "p50", this.add.p50(), "p99", this.add.p99(), "max",
 					this.add.max()));
-			map.put("claimJobsPerRound", this.claimJobs);
+			map.put("claimJobsPerRound", this.claimJobsPerRound);
 			map.put("claimRounds", this.rounds.stream().map(Round::asMap).toList());
 			map.put("claimMicrosPerJob", claimMicrosPerJob());
 			map.put("stoppedAtCap", capped());
