@@ -118,6 +118,24 @@ class FinishAndClaimIntegrationTests {
 	}
 
 	@Test
+	void aJobTheCallFinishesThatCorruptDataLeftReadyTooIsClaimedAsTheFinishLeftIt() {
+		addReady(bucketIds(0, 1));
+		ReservedJob held = this.queue.claim(TOPIC, 0, 1, JobPolicy.AS_ADDED).jobs().get(0);
+		// corrupt data: the leased job's id in ready as well as reserved
+		this.redis.opsForZSet().add(new KeyLayout(this.prefix, (topic) -> 2).bucket(TOPIC, 0).ready(), held.id(), 0);
+
+		FinishedAndClaimed done = this.queue.finishAndClaim(TOPIC, 0, List.of(held), 1, JobPolicy.AS_ADDED);
+
+		assertThat(done.finished()).containsExactly(true);
+		assertThat(done.claimed().jobs()).isEmpty();
+		// finished first, the claim found its id with neither meta nor pool entry, and buried it as corrupt, as a
+		// finish and a claim in two calls do; had the claim used the meta read before the finish, it would have
+		// dropped the id as a stale index entry of a leased job
+		assertThat(this.queue.find(TOPIC, held.id())).map(JobInfo::lastError)
+			.contains("corrupt: in ready without a pool entry");
+	}
+
+	@Test
 	void aJobOfAnotherBucketOrTopicIsRefusedBeforeAnythingChanges() {
 		addReady(List.of(bucketIds(0, 1).get(0), bucketIds(1, 1).get(0)));
 		ReservedJob ofBucketOne = this.queue.claim(TOPIC, 1, 1, JobPolicy.AS_ADDED).jobs().get(0);
