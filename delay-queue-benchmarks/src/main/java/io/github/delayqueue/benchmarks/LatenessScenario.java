@@ -40,11 +40,12 @@ final class LatenessScenario {
 				Latencies.Summary f = outcome.timerFloor();
 				Context.log("  %-11s %,6d jobs/s: p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms "
 						+ "(%,d jobs measured, %d missing, %,.0f jobs/s added; on the wall clock: p50 %s, p99 %s, max %s; "
-						+ "a local timer: p99 %s, max %s)",
+						+ "a local timer: p99 %s, max %s; a command sent at a deadline: p99 %s, max %s)",
 						side.label(), load.rate(), Report.number(ms(s.p50())), Report.number(ms(s.p99())),
 						Report.number(ms(s.p999())), Report.number(ms(s.max())), s.count(), outcome.missing(),
 						outcome.addRate(), Report.number(ms(w.p50())), Report.number(ms(w.p99())),
-						Report.number(ms(w.max())), Report.number(ms(f.p99())), Report.number(ms(f.max())));
+						Report.number(ms(w.max())), Report.number(ms(f.p99())), Report.number(ms(f.max())),
+						Report.number(ms(outcome.commandFloor().p99())), Report.number(ms(outcome.commandFloor().max())));
 			}
 			this.context.freshRedis();
 			if (!this.context.settings().oursOnly()) {
@@ -69,6 +70,10 @@ final class LatenessScenario {
 		details.put("timerFloor", "timerFloorMillis: a thread of the consumer's JVM parked until a deadline every "
 				+ TimerFloor.PERIOD_MICROS + " us over the measured window, and how late it woke: the floor of any "
 				+ "lateness measured in that JVM under the same load");
+		details.put("commandFloor", "commandFloorMillis: a thread of the consumer's JVM parked until a deadline every "
+				+ CommandFloor.PERIOD_MICROS + " us over the measured window and sent TIME on a connection of its own: "
+				+ "Redis's clock in the reply minus the deadline, both on this machine's clock; the floor of the "
+				+ "lateness a claim reads off Redis's clock (ReservedJob.lateness()) under the same load");
 		details.put("lateness", "the table: handler start on this machine's clock (microseconds; Redis's TIME reads "
 				+ "the same clock) minus the job's due time, for both queues (wallClockLatenessMillis); delay-queue's "
 				+ "own ReservedJob.lateness() (the claim instant on the Redis clock in microseconds, plus the time "
@@ -91,7 +96,10 @@ final class LatenessScenario {
 		String asReported = String.format("ReservedJob.lateness(): p50 %s, p99 %s, p99.9 %s, max %s ms",
 				Report.number(ms(reported.p50())), Report.number(ms(reported.p99())),
 				Report.number(ms(reported.p999())), Report.number(ms(reported.max())));
-		p99 = p99.note(asReported);
+		p99 = p99.note(String.format("%s; a TIME sent at a deadline every %d ms from the same JVM reached Redis: p99 %s / "
+				+ "%s, max %s / %s ms", asReported, CommandFloor.PERIOD_MICROS / 1000,
+				Report.number(ms(ours.commandFloor().p99())), Report.number(ms(redisson.commandFloor().p99())),
+				Report.number(ms(ours.commandFloor().max())), Report.number(ms(redisson.commandFloor().max()))));
 		max = max.note(String.format("a local timer in the same JVM, woken every %d ms through the window: p99 %s / %s, "
 				+ "max %s / %s ms", TimerFloor.PERIOD_MICROS / 1000, Report.number(ms(ours.timerFloor().p99())),
 				Report.number(ms(redisson.timerFloor().p99())), Report.number(ms(ours.timerFloor().max())),
@@ -145,21 +153,29 @@ final class LatenessScenario {
 			})) {
 				Context.sleepMillis(this.context.settings().settleMillis());
 				SteadyPart steadyPart = new SteadyPart();
-				producer.run(() -> {
-					admin.resetStats();
-					steadyPart.cpu = CpuMeter.start(admin);
-					steadyPart.startStarts = handlerStarts.get();
-					steadyPart.startAdded = producer.added();
-					steadyPart.timerFloor = TimerFloor.start(load.seconds());
-				}, () -> {
-					steadyPart.timerFloorLateness = steadyPart.timerFloor.stop();
-					long jobs = handlerStarts.get() - steadyPart.startStarts;
-					steadyPart.cpuUse = steadyPart.cpu.stop(jobs);
-					if (countCommands) {
-						steadyPart.lifecycle = RedisCostScenario.Lifecycle.of((int) jobs,
-								producer.added() - steadyPart.startAdded, admin.commandCalls(), steadyPart.cpuUse);
-					}
-				});
+				steadyPart.commandFloor = CommandFloor.connect(this.context.host(), this.context.port(), load.seconds());
+				try {
+					producer.run(() -> {
+						admin.resetStats();
+						steadyPart.cpu = CpuMeter.start(admin);
+						steadyPart.startStarts = handlerStarts.get();
+						steadyPart.startAdded = producer.added();
+						steadyPart.timerFloor = TimerFloor.start(load.seconds());
+						steadyPart.commandFloor.start();
+					}, () -> {
+						steadyPart.timerFloorLateness = steadyPart.timerFloor.stop();
+						steadyPart.commandFloorLateness = steadyPart.commandFloor.stop();
+						long jobs = handlerStarts.get() - steadyPart.startStarts;
+						steadyPart.cpuUse = steadyPart.cpu.stop(jobs);
+						if (countCommands) {
+							steadyPart.lifecycle = RedisCostScenario.Lifecycle.of((int) jobs,
+									producer.added() - steadyPart.startAdded, admin.commandCalls(), steadyPart.cpuUse);
+						}
+					});
+				}
+				finally {
+					steadyPart.commandFloor.close();
+				}
 				long deadline = System.currentTimeMillis() + this.context.settings().graceMillis();
 				while (deliveredInWindow.get() < producer.expectedInWindow() && System.currentTimeMillis() < deadline) {
 					Context.sleepMillis(5);
@@ -167,7 +183,7 @@ final class LatenessScenario {
 				int missing = producer.expectedInWindow() - deliveredInWindow.get();
 				return new Outcome(lateness.summary(missing), producer.expectedInWindow(), missing, ledger.duplicated(),
 						producer.achievedRate(), steadyPart.lifecycle, steadyPart.cpuUse,
-						wallClockLateness.summary(missing), steadyPart.timerFloorLateness);
+						wallClockLateness.summary(missing), steadyPart.timerFloorLateness, steadyPart.commandFloorLateness);
 			}
 		}
 	}
@@ -190,6 +206,10 @@ final class LatenessScenario {
 		TimerFloor timerFloor;
 
 		Latencies.Summary timerFloorLateness;
+
+		CommandFloor commandFloor;
+
+		Latencies.Summary commandFloorLateness;
 
 	}
 
@@ -225,16 +245,19 @@ final class LatenessScenario {
 	 * @param wallClockLateness the handler start on this machine's clock minus the due time, for both
 	 * @param timerFloor how late a thread of the same JVM woke from a park until a deadline, every millisecond of
 	 * the measured window ({@link TimerFloor})
+	 * @param commandFloor how late a command sent at a deadline from the same JVM reached Redis, every
+	 * {@value CommandFloor#PERIOD_MICROS} us of the measured window ({@link CommandFloor})
 	 */
 	record Outcome(Latencies.Summary lateness, int expected, int missing, int duplicated, double addRate,
 			RedisCostScenario.Lifecycle lifecycle, Map<String, Object> cpu, Latencies.Summary wallClockLateness,
-			Latencies.Summary timerFloor) {
+			Latencies.Summary timerFloor, Latencies.Summary commandFloor) {
 
 		Map<String, Object> asMap() {
 			Map<String, Object> map = new LinkedHashMap<>();
 			map.put("latenessMillis", summaryMap(this.lateness));
 			map.put("wallClockLatenessMillis", summaryMap(this.wallClockLateness));
 			map.put("timerFloorMillis", summaryMap(this.timerFloor));
+			map.put("commandFloorMillis", summaryMap(this.commandFloor));
 			map.put("jobsDueInWindow", this.expected);
 			map.put("missingAfterGrace", this.missing);
 			map.put("duplicated", this.duplicated);

@@ -1,0 +1,110 @@
+package io.github.delayqueue.benchmarks;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * How late a command sent at a deadline from this JVM reaches Redis, under the load a scenario puts on the
+ * machine: the floor of any lateness a claim shows as the queue reports it ({@code ReservedJob.lateness()}: the
+ * claim script's reading of Redis's clock minus the due time), since a poller wakes at a due time the same way and
+ * then sends its claim, through more threads than this. One thread of its own, with a connection of its own, parks
+ * until a deadline every {@value #PERIOD_MICROS} microseconds from {@link #start()} to {@link #stop()}, sends
+ * {@code TIME}, and records Redis's clock in the reply minus the deadline, both on this machine's clock (Redis's
+ * {@code TIME} reads the clock {@link LatenessScenario#wallClockMicros()} reads). Ten times less often than
+ * {@link TimerFloor}, so as to add little to the load it measures under.
+ */
+final class CommandFloor {
+
+	static final long PERIOD_MICROS = 10_000;
+
+	private final Latencies lateness;
+
+	private final RedisClient client;
+
+	private final StatefulRedisConnection<String, String> connection;
+
+	private final Thread thread;
+
+	private volatile boolean running = true;
+
+	private CommandFloor(String host, int port, int seconds) {
+		this.lateness = new Latencies((int) (seconds * 1_000_000L / PERIOD_MICROS) + 1_000);
+		this.client = RedisClient.create(RedisURI.create(host, port));
+		this.connection = this.client.connect();
+		this.thread = new Thread(this::run, "command-floor");
+		this.thread.setDaemon(true);
+	}
+
+	/**
+	 * Connects to the Redis at {@code host:port}, to send for up to {@code seconds} once started (later commands
+	 * are not recorded).
+	 */
+	static CommandFloor connect(String host, int port, int seconds) {
+		return new CommandFloor(host, port, seconds);
+	}
+
+	/**
+	 * Starts sending: connected before, so that the start costs the scenario's window nothing.
+	 */
+	void start() {
+		this.thread.start();
+	}
+
+	/**
+	 * Stops sending, closes the connection, and returns how late each command reached Redis, in microseconds.
+	 */
+	Latencies.Summary stop() {
+		this.running = false;
+		LockSupport.unpark(this.thread);
+		try {
+			this.thread.join(TimeUnit.SECONDS.toMillis(10));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			close();
+		}
+		return this.lateness.summary();
+	}
+
+	/**
+	 * Closes the connection and stops its client, if {@link #stop()} has not: a scenario that fails before its
+	 * window ends leaves no client threads behind.
+	 */
+	void close() {
+		this.running = false;
+		if (this.connection.isOpen()) {
+			this.connection.close();
+			this.client.shutdown();
+		}
+	}
+
+	private void run() {
+		long period = TimeUnit.MICROSECONDS.toNanos(PERIOD_MICROS);
+		long deadline = System.nanoTime() + period;
+		while (this.running) {
+			long left;
+			while ((left = deadline - System.nanoTime()) > 0 && this.running) {
+				LockSupport.parkNanos(left);
+			}
+			if (!this.running) {
+				return;
+			}
+			// the deadline on this machine's clock: now, less how long ago it passed
+			long deadlineMicros = LatenessScenario.wallClockMicros()
+					- TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - deadline);
+			List<String> time = this.connection.sync().time();
+			long redisMicros = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+			this.lateness.record(Math.max(0, redisMicros - deadlineMicros));
+			long late = System.nanoTime() - deadline;
+			deadline += period * (1 + late / period);
+		}
+	}
+
+}
