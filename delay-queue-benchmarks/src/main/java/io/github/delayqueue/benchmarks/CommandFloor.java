@@ -2,7 +2,6 @@ package io.github.delayqueue.benchmarks;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -28,16 +27,21 @@ final class CommandFloor {
 
 	private final StatefulRedisConnection<String, String> connection;
 
-	private final Thread thread;
-
-	private volatile boolean running = true;
+	private final PeriodicThread thread;
 
 	private CommandFloor(String host, int port, int seconds) {
 		this.lateness = new Latencies((int) (seconds * 1_000_000L / PERIOD_MICROS) + 1_000);
 		this.client = RedisClient.create(RedisURI.create(host, port));
-		this.connection = this.client.connect();
-		this.thread = new Thread(this::run, "command-floor");
-		this.thread.setDaemon(true);
+		try {
+			this.connection = this.client.connect();
+			redisClockMicros(); // once before the window, so that no first call's class loading counts in it
+		}
+		catch (RuntimeException ex) {
+			this.client.shutdown();
+			throw ex;
+		}
+		this.thread = new PeriodicThread("command-floor", TimeUnit.MICROSECONDS.toNanos(PERIOD_MICROS),
+				this::sendAt);
 	}
 
 	/**
@@ -59,52 +63,33 @@ final class CommandFloor {
 	 * Stops sending, closes the connection, and returns how late each command reached Redis, in microseconds.
 	 */
 	Latencies.Summary stop() {
-		this.running = false;
-		LockSupport.unpark(this.thread);
-		try {
-			this.thread.join(TimeUnit.SECONDS.toMillis(10));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		finally {
-			close();
-		}
+		close();
 		return this.lateness.summary();
 	}
 
 	/**
-	 * Closes the connection and stops its client, if {@link #stop()} has not: a scenario that fails before its
-	 * window ends leaves no client threads behind.
+	 * Stops sending, closes the connection and stops its client, if {@link #stop()} has not: a scenario that
+	 * fails before its window ends leaves no client threads behind.
 	 */
 	void close() {
-		this.running = false;
+		this.thread.stop();
 		if (this.connection.isOpen()) {
 			this.connection.close();
 			this.client.shutdown();
 		}
 	}
 
-	private void run() {
-		long period = TimeUnit.MICROSECONDS.toNanos(PERIOD_MICROS);
-		long deadline = System.nanoTime() + period;
-		while (this.running) {
-			long left;
-			while ((left = deadline - System.nanoTime()) > 0 && this.running) {
-				LockSupport.parkNanos(left);
-			}
-			if (!this.running) {
-				return;
-			}
-			// the deadline on this machine's clock: now, less how long ago it passed
-			long deadlineMicros = LatenessScenario.wallClockMicros()
-					- TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - deadline);
-			List<String> time = this.connection.sync().time();
-			long redisMicros = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
-			this.lateness.record(Math.max(0, redisMicros - deadlineMicros));
-			long late = System.nanoTime() - deadline;
-			deadline += period * (1 + late / period);
-		}
+	private void sendAt(long deadline) {
+		// the deadline on this machine's clock: now, less how long ago it passed
+		long deadlineMicros = LatenessScenario.wallClockMicros()
+				- TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - deadline);
+		this.lateness.record(Math.max(0, redisClockMicros() - deadlineMicros));
+	}
+
+	/** Redis's clock, in epoch microseconds, as {@code TIME} replies. */
+	private long redisClockMicros() {
+		List<String> time = this.connection.sync().time();
+		return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
 	}
 
 }

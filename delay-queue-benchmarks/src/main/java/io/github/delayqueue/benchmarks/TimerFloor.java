@@ -1,13 +1,12 @@
 package io.github.delayqueue.benchmarks;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * How late this JVM wakes a thread parked until a deadline, under the load a scenario puts on the machine:
  * the floor of any lateness a consumer in this JVM can show, since its poller waits for a job's due time the
  * same way, and a Redis round trip and a hand-off to a worker come on top. One thread wakes every
- * {@value #PERIOD_MICROS} microseconds from {@link #start()} to {@link #stop()} and records how long after its
+ * {@value #PERIOD_MICROS} microseconds from {@link #start} to {@link #stop()} and records how long after its
  * deadline it ran; a wake-up later than a period skips the deadlines it missed rather than recording each.
  */
 final class TimerFloor {
@@ -16,14 +15,12 @@ final class TimerFloor {
 
 	private final Latencies lateness;
 
-	private final Thread thread;
-
-	private volatile boolean running = true;
+	private final PeriodicThread thread;
 
 	private TimerFloor(int seconds) {
 		this.lateness = new Latencies((int) (seconds * 1_000_000L / PERIOD_MICROS) + 1_000);
-		this.thread = new Thread(this::run, "timer-floor");
-		this.thread.setDaemon(true);
+		this.thread = new PeriodicThread("timer-floor", TimeUnit.MICROSECONDS.toNanos(PERIOD_MICROS),
+				(deadline) -> this.lateness.record(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - deadline)));
 	}
 
 	/**
@@ -39,32 +36,8 @@ final class TimerFloor {
 	 * Stops waking and returns the lateness of every wake-up, in microseconds.
 	 */
 	Latencies.Summary stop() {
-		this.running = false;
-		LockSupport.unpark(this.thread);
-		try {
-			this.thread.join(TimeUnit.SECONDS.toMillis(10));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		this.thread.stop();
 		return this.lateness.summary();
-	}
-
-	private void run() {
-		long period = TimeUnit.MICROSECONDS.toNanos(PERIOD_MICROS);
-		long deadline = System.nanoTime() + period;
-		while (this.running) {
-			long left;
-			while ((left = deadline - System.nanoTime()) > 0 && this.running) {
-				LockSupport.parkNanos(left);
-			}
-			if (!this.running) {
-				return;
-			}
-			long late = System.nanoTime() - deadline;
-			this.lateness.record(TimeUnit.NANOSECONDS.toMicros(late));
-			deadline += period * (1 + late / period);
-		}
 	}
 
 }
