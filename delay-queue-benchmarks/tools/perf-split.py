@@ -34,7 +34,7 @@ def main():
     for (where, kind), count in parts.most_common():
         print('%5.1f %%  %s, %s' % (100.0 * count / len(samples), where, kind))
     print('the kernel\'s samples by the system call the server was in:')
-    for (where, kind, call), count in calls.most_common(8):
+    for (where, kind, call), count in calls.most_common():
         print('%5.1f %%  %s, %s, %s' % (100.0 * count / len(samples), where, kind, call))
 
 

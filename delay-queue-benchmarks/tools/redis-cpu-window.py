@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""What a Redis server spent over a window of a running load: its CPU, the time its process waited for a core,
-its context switches, and each command's calls and time per second (INFO commandstats: a script's time holds the
+"""What a Redis server spent over a window of a running load: its CPU (all its threads, INFO cpu), the time its
+main thread waited for a core and that thread's context switches (/proc/<pid>/schedstat and status, which speak
+for the main thread), and each command's calls and time per second (INFO commandstats: a script's time holds the
 commands it calls, which are also counted under their own names).
 
     python3 redis-cpu-window.py PORT DELAY_SECONDS WINDOW_SECONDS
@@ -44,8 +45,8 @@ def main():
     time.sleep(window)
     after = snapshot()
     seconds = after[4] - before[4]
-    print('window %.1f s: Redis CPU %.1f ms/s, waited for a core %.1f ms/s, context switches/s: voluntary %.0f, '
-          'involuntary %.0f' % (seconds, (after[0] - before[0]) * 1e3 / seconds,
+    print('window %.1f s: Redis CPU %.1f ms/s; its main thread waited for a core %.1f ms/s, context switches/s: '
+          'voluntary %.0f, involuntary %.0f' % (seconds, (after[0] - before[0]) * 1e3 / seconds,
                                 (after[1] - before[1]) / 1e6 / seconds,
                                 (after[2][0] - before[2][0]) / seconds, (after[2][1] - before[2][1]) / seconds))
     rows = []
