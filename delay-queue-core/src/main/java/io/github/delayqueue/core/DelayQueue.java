@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.core.internal.AddCoalescer;
 import io.github.delayqueue.core.internal.AddTokens;
@@ -496,7 +497,10 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Claims up to {@code max} ready jobs of the topic, oldest due first within each bucket. Each job is
-	 * leased for its TTR; the caller must {@link #finish(ReservedJob) finish} or {@link #fail fail} it.
+	 * leased for its TTR; the caller must {@link #finish(ReservedJob) finish} or {@link #fail fail} it. The
+	 * claim takes a script call per bucket, and per {@link DelayQueueOptions#batchSize()} jobs of a bucket: a
+	 * call that fails after earlier ones leased jobs ends it, logged, and the jobs claimed are returned (only a
+	 * failure with none claimed is thrown).
 	 */
 	public List<ReservedJob> claim(String topic, int max) {
 		return claim(topic, max, JobPolicy.AS_ADDED);
@@ -513,7 +517,12 @@ public class DelayQueue implements AutoCloseable {
 			if (claimed.size() >= max) {
 				break;
 			}
-			claimed.addAll(claim(bucket, max - claimed.size(), policy).jobs());
+			int wanted = max - claimed.size();
+			ClaimResult result = nextCall(bucket, claimed, () -> claim(bucket, wanted, policy));
+			if (result == null) {
+				break;
+			}
+			claimed.addAll(result.jobs());
 		}
 		return claimed;
 	}
@@ -521,7 +530,8 @@ public class DelayQueue implements AutoCloseable {
 	/**
 	 * Claims up to {@code max} ready jobs of one bucket of the topic (from 0 to
 	 * {@link #bucketCount(String)} - 1), stamping the consumer's policy on each, for a consumer that watches
-	 * each bucket on its own (see {@link #readySignal(String, int)}).
+	 * each bucket on its own (see {@link #readySignal(String, int)}). As {@link #claim(String, int)} does, it
+	 * returns the jobs claimed when a later batch's call fails.
 	 */
 	public ClaimBatch claim(String topic, int bucket, int max, JobPolicy policy) {
 		return claim(bucketAt(topic, bucket), max, policy).batch();
@@ -560,16 +570,41 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	private ClaimResult claim(BucketKeys bucket, int max, JobPolicy policy) {
 		List<ReservedJob> claimed = new ArrayList<>();
-		ClaimResult batch;
-		int asked;
+		ClaimResult batch = null;
+		boolean more;
 		do {
-			asked = Math.min(max - claimed.size(), this.options.batchSize());
-			batch = claimBatch(bucket, asked, policy);
+			int asked = Math.min(max - claimed.size(), this.options.batchSize());
+			ClaimResult next = nextCall(bucket, claimed, () -> claimBatch(bucket, asked, policy));
+			if (next == null) {
+				break;
+			}
+			batch = next;
 			claimed.addAll(batch.jobs());
+			more = batch.jobs().size() == asked && claimed.size() < max && !batch.heldBack();
 		}
-		while (batch.jobs().size() == asked && claimed.size() < max && !batch.heldBack());
+		while (more);
 		return new ClaimResult(claimed, List.of(), batch.readyLeft(), batch.nowMicros(), batch.nextDueMillis(),
 				batch.paused(), batch.rateLimitWaitMillis(), List.of());
+	}
+
+	/**
+	 * Makes the next script call of a claim made of several (one per bucket, and per batch of a bucket): its
+	 * result, or {@code null} when it failed after the calls before it leased jobs, which then end the claim,
+	 * the failure logged. Those jobs are leased to the caller: thrown away with an exception, they would wait out
+	 * their leases with no one to run them, each losing an attempt. A failure with none claimed before is thrown.
+	 */
+	private ClaimResult nextCall(BucketKeys bucket, List<ReservedJob> claimedBefore, Supplier<ClaimResult> call) {
+		try {
+			return call.get();
+		}
+		catch (RuntimeException ex) {
+			if (claimedBefore.isEmpty()) {
+				throw ex;
+			}
+			logger.warn("Claiming from bucket {} of topic \"{}\" failed after {} job(s) were claimed: the claim "
+					+ "returns those", bucket.index(), bucket.topic(), claimedBefore.size(), ex);
+			return null;
+		}
 	}
 
 	private ClaimResult claimBatch(BucketKeys bucket, int max, JobPolicy policy) {
