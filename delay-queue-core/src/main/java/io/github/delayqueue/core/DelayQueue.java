@@ -1211,12 +1211,14 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Stops every poller this queue started. Jobs in Redis are untouched.
+	 * Stops every poller this queue started, and lets its add sender thread end once it has sent the adds that
+	 * waited. Jobs in Redis are untouched.
 	 */
 	@Override
 	public void close() {
 		this.pollers.close();
 		this.schedules.close();
+		this.adds.close();
 	}
 
 	/**

@@ -14,13 +14,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.internal.AddCoalescer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XReadArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -203,6 +211,98 @@ class AddCoalescingIntegrationTests {
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
 			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 3);
 		assertThat(this.queue.payload(TOPIC, "replaced")).contains("{\"version\":1199}");
+	}
+
+	/**
+	 * Netty writes a command at once when the Redis client's I/O thread sends it, and queues the write for that
+	 * thread when another thread does. Here the adding thread sends version 1 while the I/O thread is reading the
+	 * answers on its connection, version 0's among them, so that its write is queued; version 2 waits, and version
+	 * 0's answer takes it. Sent from the I/O thread, version 2 would reach Redis before version 1.
+	 */
+	@Test
+	void aCallTakenOnTheIoThreadGoesOutAfterTheAddingThreadsCallQueuedForThatThread() throws Exception {
+		RedisConnection connection = this.queueConnections.getConnection();
+		@SuppressWarnings("unchecked")
+		RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+			.getNativeConnection();
+		String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
+		// the connection's I/O thread, as a callback on it sees it (one run on this thread, the reply already in,
+		// sees none)
+		EventExecutor ioThread = null;
+		while (ioThread == null) {
+			ioThread = shared.ping()
+				.thenApply((pong) -> ThreadExecutorMap.currentExecutor())
+				.toCompletableFuture()
+				.get(10, TimeUnit.SECONDS);
+		}
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		try {
+			List<CompletableFuture<Boolean>> later = new ArrayList<>();
+			CountDownLatch added = new CountDownLatch(1);
+			AtomicBoolean versionZeroWaiting = new AtomicBoolean();
+			// a read that blocks the connection until the test adds to the stream: version 0's call waits behind it
+			String stream = this.prefix + ":stream";
+			RedisFuture<List<StreamMessage<byte[], byte[]>>> read = shared.xread(XReadArgs.Builder.block(0),
+					XReadArgs.StreamOffset.latest(stream.getBytes()));
+			CompletableFuture<Boolean> version0 = this.queue.addAsync(version(0));
+			read.thenRun(() -> {
+				versionZeroWaiting.set(!version0.isDone());
+				addingThread.execute(() -> {
+					later.add(this.queue.addAsync(version(1)));
+					later.add(this.queue.addAsync(version(2)));
+					added.countDown();
+				});
+				await(added);
+			});
+			// the I/O thread held until Redis has answered both, so that it reads both answers in one pass
+			ioThread.execute(() -> {
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> clientLine(client).contains(" cmd=xread "));
+				adminCommand("XADD", stream, "*", "a", "b");
+				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answeredScript(clientLine(client)));
+			});
+
+			assertAdded(version0);
+			assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(versionZeroWaiting).as("version 0's answer waiting as the read's was read").isTrue();
+			assertAllAdded(later);
+			assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":2}");
+		}
+		finally {
+			addingThread.shutdownNow();
+			connection.close();
+		}
+	}
+
+	private Job version(int version) {
+		return job("versions").payload("{\"version\":" + version + "}").ifExists(IfExists.REPLACE).build();
+	}
+
+	/**
+	 * The line of {@code CLIENT LIST} of the client with the {@code id=} field given, or "".
+	 */
+	private String clientLine(String client) {
+		Object reply = this.admin.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+				"LIST".getBytes()));
+		String clients = (reply instanceof byte[] bytes) ? new String(bytes) : String.valueOf(reply);
+		return clients.lines().filter((line) -> line.startsWith(client)).findFirst().orElse("");
+	}
+
+	/**
+	 * Whether a line of {@code CLIENT LIST} shows a script as the client's last command, its answer written (no
+	 * output left) and the client not blocked.
+	 */
+	private static boolean answeredScript(String line) {
+		return line.contains(" cmd=evalsha ") && line.contains(" obl=0 ") && line.contains(" oll=0 ")
+				&& !line.matches(".* flags=\\S*b.*");
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@Test

@@ -6,7 +6,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
  * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
@@ -25,8 +30,12 @@ import java.util.concurrent.ForkJoinPool;
  * harmless), fails each of its adds with its failure: a job that makes the script fail (it checks every job
  * before writing any) fails the adds sharing its call.
  * <p>
- * A call is often sent by the thread that received the answer to the one before, the Redis client's I/O thread, so
- * this needs a client that sends without blocking ({@link ScriptRunner#sendsWithoutBlocking}: a Lettuce
+ * A call is sent by the thread that made its first add, or, when its adds waited, by the queue's add sender
+ * thread, handed it by the thread that received the answer to the call before: never by the Redis client's I/O
+ * thread. Lettuce hands each command to Netty, which writes it at once when on the I/O thread and otherwise queues
+ * the write for that thread: a call sent from the I/O thread would overtake the call sent just before by the thread
+ * that added, if its write were still queued, and that thread's adds of one id would reach Redis out of order.
+ * This needs a client that sends without blocking ({@link ScriptRunner#sendsWithoutBlocking}: a Lettuce
  * connection shared by the factory and not validated on each use). With another, each add is its own call.
  */
 public final class AddCoalescer {
@@ -58,9 +67,29 @@ public final class AddCoalescer {
 
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
 
+	/**
+	 * The add sender thread: sends the calls of adds that waited, for every lane (a send hands a call to the
+	 * client, without waiting), started for the first and gone a minute after the last.
+	 */
+	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
+			new LinkedBlockingQueue<>(), (task) -> {
+				Thread thread = new Thread(task, "delay-queue-add-sender");
+				thread.setDaemon(true);
+				return thread;
+			});
+
 	public AddCoalescer(BucketOperations operations, int mostJobsPerCall) {
 		this.operations = operations;
 		this.mostJobsPerCall = mostJobsPerCall;
+		this.sender.allowCoreThreadTimeOut(true);
+	}
+
+	/**
+	 * Lets the add sender thread end once it has sent the calls taken; a call taken after that is sent by the
+	 * thread that took it.
+	 */
+	public void close() {
+		this.sender.shutdown();
 	}
 
 	/**
@@ -147,8 +176,22 @@ public final class AddCoalescer {
 				this.callsInFlight++;
 				this.toSend.add(takeBatch());
 			}
-			sendTaken();
+			if (Thread.currentThread() instanceof FastThreadLocalThread) {
+				sendTakenBySender(); // a Netty thread, perhaps the I/O thread: its write would not wait its turn
+			}
+			else {
+				sendTaken();
+			}
 			return add.code();
+		}
+
+		private void sendTakenBySender() {
+			try {
+				AddCoalescer.this.sender.execute(this::sendTaken);
+			}
+			catch (RejectedExecutionException ex) {
+				sendTaken(); // closed
+			}
 		}
 
 		/**
@@ -167,9 +210,8 @@ public final class AddCoalescer {
 
 		/**
 		 * Sends the calls taken until none is left. A call answered on this thread before {@code send} returned
-		 * (it failed before it was sent, on a closed connection) leaves the rest to a thread of the common pool:
-		 * the thread that added is not held up sending, and failing, the adds others keep making. (A call merely
-		 * answered quickly, on the I/O thread, does not: a lane waiting for a busy pool thread would stall.)
+		 * (it failed before it was sent, on a closed connection) leaves the rest to the add sender thread: the
+		 * thread that added is not held up sending, and failing, the adds others keep making.
 		 */
 		private void sendUntilNoneTaken() {
 			while (true) {
@@ -182,7 +224,10 @@ public final class AddCoalescer {
 					}
 				}
 				if (send(batch).getNow(false)) {
-					ForkJoinPool.commonPool().execute(this::sendUntilNoneTaken);
+					synchronized (this) {
+						this.sending = false;
+					}
+					sendTakenBySender();
 					return;
 				}
 			}
@@ -205,8 +250,9 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Takes the adds that waited meanwhile as the next call and sends it, or else counts one call fewer in
-		 * flight; then answers each add of this call. Never throws: the lane's next call depends on it.
+		 * Takes the adds that waited meanwhile as the next call and has the add sender thread send it, or else
+		 * counts one call fewer in flight; then answers each add of this call. Never throws: the lane's next call
+		 * depends on it.
 		 */
 		private void answer(List<WaitingAdd> answered, List<Long> codes, Throwable failure) {
 			boolean taken = false;
@@ -221,7 +267,7 @@ public final class AddCoalescer {
 			}
 			try {
 				if (taken) {
-					sendTaken(); // before the answered adds' callers go on
+					sendTakenBySender(); // before the answered adds' callers go on
 				}
 			}
 			finally {
