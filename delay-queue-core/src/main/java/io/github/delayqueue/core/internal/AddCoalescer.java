@@ -11,7 +11,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 
 /**
  * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
@@ -30,11 +32,13 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * harmless), fails each of its adds with its failure: a job that makes the script fail (it checks every job
  * before writing any) fails the adds sharing its call.
  * <p>
- * A call is sent by the thread that made its first add, or, when its adds waited, by the queue's add sender
- * thread, handed it by the thread that received the answer to the call before: never by the Redis client's I/O
- * thread. Lettuce hands each command to Netty, which writes it at once when on the I/O thread and otherwise queues
- * the write for that thread: a call sent from the I/O thread would overtake the call sent just before by the thread
- * that added, if its write were still queued, and that thread's adds of one id would reach Redis out of order.
+ * A call is sent by the thread that made its first add or, when its adds waited, by the thread that received the
+ * answer to the call before, the Redis client's I/O thread. Lettuce hands each command to Netty, which writes it
+ * at once when on the I/O thread and otherwise queues the write for that thread: a call the I/O thread sent at
+ * once would overtake a call of the same bucket another thread had just sent, its write still queued, and that
+ * thread's adds of one id would reach Redis out of order. So while a call another thread sent may not be written
+ * yet (it is not answered, and no task of the I/O thread queued after it has run), the I/O thread sends from a
+ * task it queues for itself, behind that write.
  * This needs a client that sends without blocking ({@link ScriptRunner#sendsWithoutBlocking}: a Lettuce
  * connection shared by the factory and not validated on each use). With another, each add is its own call.
  */
@@ -68,8 +72,8 @@ public final class AddCoalescer {
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
 
 	/**
-	 * The add sender thread: sends the calls of adds that waited, for every lane (a send hands a call to the
-	 * client, without waiting), started for the first and gone a minute after the last.
+	 * The add sender thread: sends the calls a thread left when its own failed before it was sent (see
+	 * {@code Lane.sendUntilNoneTaken}), for every lane, started for the first and gone a minute after the last.
 	 */
 	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
 			new LinkedBlockingQueue<>(), (task) -> {
@@ -162,6 +166,21 @@ public final class AddCoalescer {
 		/** Guarded by this lane: whether a thread is sending {@link #toSend}. */
 		private boolean sending;
 
+		/**
+		 * Guarded by this lane: the Netty event loop thread that read this lane's last answer, the Redis client's
+		 * I/O thread, whose sends are written at once; {@code null} before the first.
+		 */
+		private Thread ioThread;
+
+		/** Guarded by this lane: how many calls were sent by other threads, their writes queued for the I/O thread. */
+		private long queuedSends;
+
+		/**
+		 * Guarded by this lane: how many of {@link #queuedSends} are known written: all those up to one answered,
+		 * and those a task of the I/O thread queued after them saw.
+		 */
+		private long queuedWritten;
+
 		Lane(BucketKeys bucket) {
 			this.bucket = bucket;
 		}
@@ -176,22 +195,8 @@ public final class AddCoalescer {
 				this.callsInFlight++;
 				this.toSend.add(takeBatch());
 			}
-			if (Thread.currentThread() instanceof FastThreadLocalThread) {
-				sendTakenBySender(); // a Netty thread, perhaps the I/O thread: its write would not wait its turn
-			}
-			else {
-				sendTaken();
-			}
+			sendTaken();
 			return add.code();
-		}
-
-		private void sendTakenBySender() {
-			try {
-				AddCoalescer.this.sender.execute(this::sendTaken);
-			}
-			catch (RejectedExecutionException ex) {
-				sendTaken(); // closed
-			}
 		}
 
 		/**
@@ -209,54 +214,107 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Sends the calls taken until none is left. A call answered on this thread before {@code send} returned
-		 * (it failed before it was sent, on a closed connection) leaves the rest to the add sender thread: the
-		 * thread that added is not held up sending, and failing, the adds others keep making.
+		 * Sends the calls taken until none is left. On the I/O thread, while a call another thread sent may not be
+		 * written yet, leaves them to a task queued behind that write (see the class's comment). A call answered
+		 * on this thread before {@code send} returned (it failed before it was sent, on a closed connection)
+		 * leaves the rest to the add sender thread: the thread that added is not held up sending, and failing,
+		 * the adds others keep making.
 		 */
 		private void sendUntilNoneTaken() {
 			while (true) {
 				List<WaitingAdd> batch;
+				long queuedAs = 0;
+				long queuedBefore;
 				synchronized (this) {
-					batch = this.toSend.poll();
-					if (batch == null) {
+					if (this.toSend.isEmpty()) {
 						this.sending = false;
 						return;
 					}
+					boolean writesAtOnce = Thread.currentThread() == this.ioThread;
+					queuedBefore = this.queuedSends;
+					if (writesAtOnce && this.queuedWritten < queuedBefore) {
+						this.sending = false;
+						batch = null;
+					}
+					else {
+						batch = this.toSend.poll();
+						if (!writesAtOnce) {
+							queuedAs = ++this.queuedSends;
+						}
+					}
 				}
-				if (send(batch).getNow(false)) {
+				if (batch == null) {
+					sendAfterQueuedWrites(queuedBefore);
+					return;
+				}
+				if (send(batch, queuedAs).getNow(false)) {
 					synchronized (this) {
 						this.sending = false;
 					}
-					sendTakenBySender();
+					sendBySender();
 					return;
 				}
 			}
 		}
 
 		/**
-		 * Sends one call; the returned stage completes once its adds are answered, with whether they were
-		 * answered on the thread that sent it.
+		 * On the I/O thread: has the calls taken sent by a task it queues for itself, behind the writes of the
+		 * first {@code queued} calls other threads sent, which the task then knows written.
 		 */
-		private CompletableFuture<Boolean> send(List<WaitingAdd> batch) {
+		private void sendAfterQueuedWrites(long queued) {
+			EventExecutor loop = ThreadExecutorMap.currentExecutor();
+			try {
+				loop.execute(() -> {
+					synchronized (this) {
+						this.queuedWritten = Math.max(this.queuedWritten, queued);
+					}
+					sendTaken();
+				});
+			}
+			catch (RejectedExecutionException ex) {
+				sendBySender(); // the I/O thread is shutting down: the sender's write queues behind the others
+			}
+		}
+
+		private void sendBySender() {
+			try {
+				AddCoalescer.this.sender.execute(this::sendTaken);
+			}
+			catch (RejectedExecutionException ex) {
+				sendTaken(); // closed
+			}
+		}
+
+		/**
+		 * Sends one call, {@code queuedAs} the count of calls sent by other threads than the I/O thread it makes
+		 * (0 when sent by the I/O thread); the returned stage completes once its adds are answered, with whether
+		 * they were answered on the thread that sent it.
+		 */
+		private CompletableFuture<Boolean> send(List<WaitingAdd> batch, long queuedAs) {
 			Thread sender = Thread.currentThread();
 			List<NewJob> jobs = new ArrayList<>(batch.size());
 			for (WaitingAdd add : batch) {
 				jobs.add(add.job());
 			}
 			return call(this.bucket, jobs).handle((codes, failure) -> {
-				answer(batch, codes, failure);
+				answer(batch, queuedAs, codes, failure);
 				return Thread.currentThread() == sender;
 			});
 		}
 
 		/**
-		 * Takes the adds that waited meanwhile as the next call and has the add sender thread send it, or else
-		 * counts one call fewer in flight; then answers each add of this call. Never throws: the lane's next call
-		 * depends on it.
+		 * Takes the adds that waited meanwhile as the next call and sends it, or else counts one call fewer in
+		 * flight; then answers each add of this call. Never throws: the lane's next call depends on it.
 		 */
-		private void answer(List<WaitingAdd> answered, List<Long> codes, Throwable failure) {
+		private void answer(List<WaitingAdd> answered, long queuedAs, List<Long> codes, Throwable failure) {
 			boolean taken = false;
 			synchronized (this) {
+				if (ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
+					this.ioThread = Thread.currentThread();
+				}
+				if (failure == null && queuedAs > this.queuedWritten) {
+					this.queuedWritten = queuedAs; // answered, so written, after every write queued before it
+				}
 				if (this.waiting.isEmpty()) {
 					this.callsInFlight--;
 				}
@@ -267,7 +325,7 @@ public final class AddCoalescer {
 			}
 			try {
 				if (taken) {
-					sendTakenBySender(); // before the answered adds' callers go on
+					sendTaken(); // before the answered adds' callers go on
 				}
 			}
 			finally {

@@ -72,11 +72,13 @@ public final class BucketOperations {
 
 	/**
 	 * Sends {@link #add} without waiting for its reply: the future completes with what {@code add} returns,
-	 * or fails with what it throws.
+	 * or fails with what it throws. The Redis version is checked by the thread that adds
+	 * ({@link #checkRedisVersion}): this may run on the Redis client's I/O thread, where the check's blocking
+	 * {@code INFO} would wait for the thread itself, so only a refusal already known fails it.
 	 */
 	public CompletableFuture<List<Long>> addAsync(BucketKeys keys, List<NewJob> jobs) {
 		try {
-			this.versionCheck.check();
+			this.versionCheck.throwIfRefused();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

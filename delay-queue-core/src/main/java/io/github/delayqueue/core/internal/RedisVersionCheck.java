@@ -62,6 +62,17 @@ public final class RedisVersionCheck {
 		}
 	}
 
+	/**
+	 * Throws what {@link #check()} would if the server was found too old, without asking it: for a thread that
+	 * must not block, such as the Redis client's I/O thread.
+	 */
+	public void throwIfRefused() {
+		String refused = this.refusal;
+		if (refused != null) {
+			throw new IllegalStateException(refused);
+		}
+	}
+
 	private synchronized void checkOnce() {
 		if (this.done) {
 			return;
