@@ -297,19 +297,23 @@ public final class AddCoalescer {
 				jobs.add(add.job());
 			}
 			return call(this.bucket, jobs).handle((codes, failure) -> {
-				answer(batch, queuedAs, codes, failure);
-				return Thread.currentThread() == sender;
+				boolean onSender = Thread.currentThread() == sender;
+				answer(batch, queuedAs, !onSender, codes, failure);
+				return onSender;
 			});
 		}
 
 		/**
 		 * Takes the adds that waited meanwhile as the next call and sends it, or else counts one call fewer in
-		 * flight; then answers each add of this call. Never throws: the lane's next call depends on it.
+		 * flight; then answers each add of this call. An answer that came {@code later} than its call was sent,
+		 * on an event loop, came on the connection's I/O thread (one on the thread that sent the call, which may
+		 * be another event loop's, says nothing of it). Never throws: the lane's next call depends on it.
 		 */
-		private void answer(List<WaitingAdd> answered, long queuedAs, List<Long> codes, Throwable failure) {
+		private void answer(List<WaitingAdd> answered, long queuedAs, boolean later, List<Long> codes,
+				Throwable failure) {
 			boolean taken = false;
 			synchronized (this) {
-				if (ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
+				if (later && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
 					this.ioThread = Thread.currentThread();
 				}
 				if (failure == null && queuedAs > this.queuedWritten) {
