@@ -115,7 +115,7 @@ public final class AddCoalescer {
 	 * for it (1 added, 2 replaced, 0 rejected as existing), or fails with the {@link RuntimeException} its call
 	 * failed with, or that the check of the Redis version threw on this thread. Dependent actions without an
 	 * executor of their own run on the thread that completes it: the Redis client's I/O thread, a thread of the
-	 * common fork-join pool after a retry, or this one.
+	 * common fork-join pool after a retry, the add sender thread, or this one.
 	 */
 	public CompletableFuture<Long> add(NewJob job) {
 		try {
