@@ -76,11 +76,7 @@ public final class AddCoalescer {
 	 * {@code Lane.sendUntilNoneTaken}), for every lane, started for the first and gone a minute after the last.
 	 */
 	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
-			new LinkedBlockingQueue<>(), (task) -> {
-				Thread thread = new Thread(task, "delay-queue-add-sender");
-				thread.setDaemon(true);
-				return thread;
-			});
+			new LinkedBlockingQueue<>(), Threads.named("delay-queue-add-sender-", true));
 
 	public AddCoalescer(BucketOperations operations, int mostJobsPerCall) {
 		this.operations = operations;

@@ -56,10 +56,7 @@ public final class RedisVersionCheck {
 		if (!this.done) {
 			checkOnce();
 		}
-		String refused = this.refusal;
-		if (refused != null) {
-			throw new IllegalStateException(refused);
-		}
+		throwIfRefused();
 	}
 
 	/**
