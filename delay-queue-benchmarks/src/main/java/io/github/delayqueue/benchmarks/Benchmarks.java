@@ -18,6 +18,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Runs the benchmark scenarios against delay-queue and Redisson's RDelayedQueue side by side, on a
@@ -52,6 +53,9 @@ public final class Benchmarks {
 		}
 		String engine = engineFingerprint();
 		Context.log("Engine: delay-queue-core jar %s", engine);
+		HostSteadiness.Summary steadiness = HostSteadiness.measure(settings.steadinessSeconds());
+		logSteadiness(steadiness);
+		results.fact("hostSteadiness", steadiness.asFact());
 		RedisServerProcess server = null;
 		String host = settings.redisHost();
 		int port = settings.redisPort();
@@ -103,6 +107,20 @@ public final class Benchmarks {
 		// on a redis-server of its own, under valgrind
 		if (settings.runs("instructions")) {
 			scenario("7 Redis instructions", () -> new InstructionsScenario(context).run());
+		}
+	}
+
+	private static void logSteadiness(HostSteadiness.Summary steadiness) {
+		Context.log("Host: %,d windows of %d ms on each of %d cores; %,d slower than %.0fx, %d of them on every core at "
+				+ "once%s; slowest %.1fx", steadiness.windows(), HostSteadiness.WINDOW_MILLIS, steadiness.threads(),
+				steadiness.slowWindows(), HostSteadiness.SLOW_FACTOR, steadiness.slowOnEveryCoreAtSeconds().size(),
+				steadiness.slowOnEveryCoreAtSeconds().isEmpty() ? ""
+						: " (at " + steadiness.slowOnEveryCoreAtSeconds().stream().map((s) -> String.format("%.1f", s))
+							.collect(Collectors.joining(", ")) + " s)",
+				steadiness.slowestFactor());
+		if (steadiness.slowOnEveryCoreShare() > 0.01) {
+			Context.log("Warning: this host slowed every core at once in %.0f %% of the windows; lateness measured on "
+					+ "it measures the host too", steadiness.slowOnEveryCoreShare() * 100);
 		}
 	}
 

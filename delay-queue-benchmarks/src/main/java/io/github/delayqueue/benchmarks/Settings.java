@@ -113,6 +113,14 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 	}
 
 	/**
+	 * How long {@link HostSteadiness} keeps every core busy before the scenarios, in seconds: long enough to see a
+	 * host that slows its cores every second or two several times.
+	 */
+	double steadinessSeconds() {
+		return this.quick ? 3 : 10;
+	}
+
+	/**
 	 * The shortest warm-up before a queue's first enqueue measurement (one thread), in seconds; it goes on until
 	 * the JIT compilers are quiet ({@link Warmup}), at most {@link #enqueueWarmupMaxSeconds} seconds.
 	 */
