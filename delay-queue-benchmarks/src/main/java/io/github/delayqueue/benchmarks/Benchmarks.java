@@ -111,16 +111,17 @@ public final class Benchmarks {
 	}
 
 	private static void logSteadiness(HostSteadiness.Summary steadiness) {
-		Context.log("Host: %,d windows of %d ms on each of %d cores; %,d slower than %.0fx, %d of them on every core at "
-				+ "once%s; slowest %.1fx", steadiness.windows(), HostSteadiness.WINDOW_MILLIS, steadiness.threads(),
-				steadiness.slowWindows(), HostSteadiness.SLOW_FACTOR, steadiness.slowOnEveryCoreAtSeconds().size(),
-				steadiness.slowOnEveryCoreAtSeconds().isEmpty() ? ""
-						: " (at " + steadiness.slowOnEveryCoreAtSeconds().stream().map((s) -> String.format("%.1f", s))
-							.collect(Collectors.joining(", ")) + " s)",
+		List<Double> everyThread = steadiness.slowOnEveryThreadAtSeconds();
+		Context.log("Host: %d threads (one per core) in %,d windows of %d ms each: %,d of the %,d thread-windows over "
+				+ "%.0fx slower than the thread's median piece, %d windows so on every thread at once%s; slowest %.1fx",
+				steadiness.threads(), steadiness.windows(), HostSteadiness.WINDOW_MILLIS, steadiness.slowWindows(),
+				steadiness.threads() * steadiness.windows(), HostSteadiness.SLOW_FACTOR, everyThread.size(),
+				everyThread.isEmpty() ? "" : everyThread.stream().map((at) -> String.format("%.1f", at))
+					.collect(Collectors.joining(", ", " (at ", " s)")),
 				steadiness.slowestFactor());
-		if (steadiness.slowOnEveryCoreShare() > 0.01) {
+		if (everyThread.size() >= 2 && steadiness.slowOnEveryThreadShare() > 0.01) {
 			Context.log("Warning: this host slowed every core at once in %.0f %% of the windows; lateness measured on "
-					+ "it measures the host too", steadiness.slowOnEveryCoreShare() * 100);
+					+ "it measures the host too", steadiness.slowOnEveryThreadShare() * 100);
 		}
 	}
 
