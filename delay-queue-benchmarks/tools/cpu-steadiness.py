@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Measures whether this machine's cores keep their speed: one process pinned to each core runs the same small
-piece of arithmetic over and over for SECONDS, timing each piece, and the pieces are then summed in windows of
-100 ms. A window whose pieces took on average more than the median piece ran slower than the core's usual speed:
-on an otherwise idle machine that is the host taking the core away (a virtual machine's CPU quota, a neighbour on
-the same physical core), whatever runs on it.
+piece of arithmetic over and over, back to back, for SECONDS, timing each piece; the pieces are then counted in
+windows of 100 ms, a piece that spans windows in each by its share there. A window in which fewer pieces ran than
+the median piece would fit in ran slower than the core's usual speed: on an otherwise idle machine that is the host
+taking the core away (a virtual machine's CPU quota, a neighbour on the same physical core), whatever runs on it.
 
     python3 cpu-steadiness.py SECONDS
 
@@ -26,23 +26,31 @@ def spin(cpu, start_at, seconds, queue):
     pieces = []
     x = 0
     end = start_at + seconds
-    while True:
-        begin = time.monotonic()
-        if begin >= end:
-            break
+    begin = time.monotonic()
+    while begin < end:
         for i in range(PIECE_ITERATIONS):
             x += i * i
-        pieces.append((begin - start_at, time.monotonic() - begin))
+        finish = time.monotonic()
+        pieces.append((begin - start_at, finish - begin))
+        begin = finish  # back to back: a process descheduled between two pieces is so in one of them
     queue.put((cpu, pieces))
 
 
-def windows(pieces):
+def windows(pieces, seconds):
+    """Each window's factor: how many median pieces would fit in it over how many pieces ran in it, a piece that
+    spans windows counted in each by the share of it there (so a stall counts in every window it covers)."""
     durations = sorted(d for _, d in pieces)
     median = durations[len(durations) // 2]
-    by_window = {}
+    count = int(seconds / WINDOW_SECONDS)
+    done = [0.0] * count
     for at, duration in pieces:
-        by_window.setdefault(int(at / WINDOW_SECONDS), []).append(duration)
-    return median, {w: sum(d) / len(d) / median for w, d in by_window.items()}
+        w = int(at / WINDOW_SECONDS)
+        while w < count and w * WINDOW_SECONDS < at + duration:
+            overlap = min(at + duration, (w + 1) * WINDOW_SECONDS) - max(at, w * WINDOW_SECONDS)
+            done[w] += overlap / duration if duration > 0 else 1
+            w += 1
+    fit = WINDOW_SECONDS / median
+    return median, {w: (fit / done[w] if done[w] > 0 else fit) for w in range(count)}
 
 
 def main():
@@ -58,14 +66,13 @@ def main():
         worker.join()
     slowdowns = {}
     for cpu in cpus:
-        median, by_window = windows(results[cpu])
+        median, by_window = windows(results[cpu], seconds)
         slowdowns[cpu] = by_window
         factors = sorted(by_window.values())
         print('cpu %d: %d pieces, median %.3f ms; windows of %d ms: %d, slower than 1.5x: %d, than 3x: %d, '
               'slowest %.1fx' % (cpu, len(results[cpu]), median * 1000, WINDOW_SECONDS * 1000, len(factors),
                                  sum(f > 1.5 for f in factors), sum(f > 3 for f in factors), factors[-1]))
-    shared = sorted(set.intersection(*(set(w) for w in slowdowns.values())))
-    both = [w for w in shared if all(slowdowns[cpu][w] > 2 for cpu in cpus)]
+    both = [w for w in range(int(seconds / WINDOW_SECONDS)) if all(slowdowns[cpu][w] > 2 for cpu in cpus)]
     print('windows slower than 2x on every core at once: %d, at (s) %s' % (
         len(both), ', '.join('%.1f (%s)' % (w * WINDOW_SECONDS, '/'.join('%.1fx' % slowdowns[cpu][w] for cpu in cpus))
                              for w in both)))
