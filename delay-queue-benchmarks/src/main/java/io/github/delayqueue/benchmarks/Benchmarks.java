@@ -113,7 +113,7 @@ public final class Benchmarks {
 	private static void logSteadiness(HostSteadiness.Summary steadiness) {
 		List<Double> everyThread = steadiness.slowOnEveryThreadAtSeconds();
 		Context.log("Host: %d threads (one per core) in %,d windows of %d ms each: %,d of the %,d thread-windows over "
-				+ "%.0fx slower than the thread's median piece, %d windows so on every thread at once%s; slowest %.1fx",
+				+ "%.0fx slower than the thread's median piece; on every thread at once, %d of the windows%s; slowest %.1fx",
 				steadiness.threads(), steadiness.windows(), HostSteadiness.WINDOW_MILLIS, steadiness.slowWindows(),
 				steadiness.threads() * steadiness.windows(), HostSteadiness.SLOW_FACTOR, everyThread.size(),
 				everyThread.isEmpty() ? "" : everyThread.stream().map((at) -> String.format("%.1f", at))

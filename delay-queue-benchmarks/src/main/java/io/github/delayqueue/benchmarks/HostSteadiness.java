@@ -29,7 +29,7 @@ final class HostSteadiness {
 
 	private static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(WINDOW_MILLIS);
 
-	private static final long WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+	private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private static final int PIECE_ITERATIONS = 200_000;
 
@@ -37,7 +37,7 @@ final class HostSteadiness {
 	}
 
 	/**
-	 * Keeps every core busy for {@code seconds} (after half a second of warm-up) and returns what the threads'
+	 * Keeps every core busy for {@code seconds} (after a second of warm-up) and returns what the threads'
 	 * pieces say of the host.
 	 */
 	static Summary measure(double seconds) {
@@ -69,15 +69,14 @@ final class HostSteadiness {
 	}
 
 	/**
-	 * Times pieces back to back, each starting as the one before ended, from {@code startNanos} until
-	 * {@code measuredNanos} after it, returning each piece's start (from {@code startNanos}) and length, in
-	 * nanoseconds, one after the other. A thread descheduled between two pieces is so in one of them.
+	 * Times pieces back to back, each starting as the one before ended, until {@code measuredNanos} after
+	 * {@code startNanos}, returning each piece's start (from {@code startNanos}) and length, in nanoseconds, one
+	 * after the other, for the pieces from {@code startNanos} on. A thread descheduled between two pieces is so in
+	 * one of them. The pieces before {@code startNanos} run the same code, so that the compilers are done with it
+	 * before the measured ones: both threads' code compiled at once would slow both at once.
 	 */
 	private static long[] spin(long startNanos, long measuredNanos) {
 		long sink = 0;
-		while (System.nanoTime() - startNanos < 0) {
-			sink += piece(sink);
-		}
 		long[] pieces = new long[1 << 16];
 		int count = 0;
 		long begin = System.nanoTime();
@@ -89,6 +88,9 @@ final class HostSteadiness {
 			}
 			pieces[count++] = begin - startNanos;
 			pieces[count++] = end - begin;
+			if (begin - startNanos < 0) {
+				count = 0; // warming up
+			}
 			begin = end;
 		}
 		if (sink == 42) {

@@ -9,7 +9,7 @@ import java.util.Set;
  * What to run and where, from the command line: {@code [--quick] [--redis host:port] [--out file]
  * [--only scenario,...] [--ours-only] [--rates rate,...]}. The sizes of every scenario follow from {@code --quick}.
  *
- * @param quick whether to run the short variant of every scenario (about a minute and a half)
+ * @param quick whether to run the short variant of every scenario (about three minutes)
  * @param redisHost the host of a Redis to use, or {@code null} to start one
  * @param redisPort its port
  * @param out the JSON results file, or {@code null} for {@code results/results-<timestamp>.json}
@@ -25,7 +25,7 @@ record Settings(boolean quick, String redisHost, int redisPort, Path out, Set<St
 
 	static final String USAGE = """
 			usage: java -jar delay-queue-benchmarks.jar [--quick] [--redis host:port] [--out file.json] [--only names] [--ours-only]
-			  --quick        short variant of every scenario (about a minute and a half); the default run takes about six
+			  --quick        short variant of every scenario (about three minutes); the default run takes eight or nine
 			  --redis h:p    use this Redis (it is FLUSHALLed between scenarios!) instead of starting a redis-server
 			  --out file     where to write the JSON results (default results/results-<timestamp>.json)
 			  --only names   comma-separated subset of: enqueue, end-to-end, lateness, redis-cost, first-job, scale,
