@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.internal.AddCoalescer;
 import io.github.delayqueue.test.RedisServer;
@@ -406,6 +408,50 @@ class AddCoalescingIntegrationTests {
 		assertThat(TestRedis.assertOneStateEach(this.admin, this.prefix)).isEqualTo(ids + 1);
 		// a thread's asynchronous adds, made back to back, find two calls in flight many times over
 		assertThat(calls).as("seed " + seed + ": script calls").isLessThan(threads * ids / 2);
+	}
+
+	/**
+	 * The add sender thread takes a lane's calls only from a thread whose own call failed before it was written.
+	 * An answer read by the I/O thread before the adding thread attaches its handler to the call is also handled
+	 * on the adding thread, and was once taken for such a failure: threads spinning on every core make the adding
+	 * thread lose its core between the write and the attach often enough that blocking adds, one at a time, met
+	 * that race in four runs of five before the fix, two of them within the first hundred adds.
+	 */
+	@Test
+	void callsAnsweredBeforeTheAddingThreadLooksAreNotHandedToTheSenderThread() throws Exception {
+		Set<Thread> sendersBefore = senderThreads();
+		int spinners = Runtime.getRuntime().availableProcessors() * 2;
+		ExecutorService spinning = Executors.newFixedThreadPool(spinners);
+		AtomicBoolean spin = new AtomicBoolean(true);
+		try {
+			for (int i = 0; i < spinners; i++) {
+				spinning.execute(() -> {
+					long n = 0;
+					while (spin.get()) {
+						n++;
+					}
+					logger.trace("spun {}", n);
+				});
+			}
+			for (int i = 1; i <= 20_000; i++) {
+				assertThat(this.queue.add(job("one-at-a-time-" + i).build())).isTrue();
+				if (i % 100 == 0) {
+					assertThat(senderThreads()).as("add sender threads after %d adds", i).isEqualTo(sendersBefore);
+				}
+			}
+		}
+		finally {
+			spin.set(false);
+			spinning.shutdown();
+		}
+	}
+
+	private static Set<Thread> senderThreads() {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().startsWith("delay-queue-add-sender-"))
+			.collect(Collectors.toSet());
 	}
 
 	/**

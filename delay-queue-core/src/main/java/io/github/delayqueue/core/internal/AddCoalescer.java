@@ -211,10 +211,11 @@ public final class AddCoalescer {
 
 		/**
 		 * Sends the calls taken until none is left. On the I/O thread, while a call another thread sent may not be
-		 * written yet, leaves them to a task queued behind that write (see the class's comment). A call answered
-		 * on this thread before {@code send} returned (it failed before it was sent, on a closed connection)
-		 * leaves the rest to the add sender thread: the thread that added is not held up sending, and failing,
-		 * the adds others keep making.
+		 * written yet, leaves them to a task queued behind that write (see the class's comment). A call that
+		 * failed on this thread before {@code send} returned (it failed before it was sent, on a closed
+		 * connection) leaves the rest to the add sender thread: the thread that added is not held up sending, and
+		 * failing, the adds others keep making. A call answered before {@code send} returned, its answer read by
+		 * the I/O thread while this one had yet to look, goes on here.
 		 */
 		private void sendUntilNoneTaken() {
 			while (true) {
@@ -284,7 +285,8 @@ public final class AddCoalescer {
 		/**
 		 * Sends one call, {@code queuedAs} the count of calls sent by other threads than the I/O thread it makes
 		 * (0 when sent by the I/O thread); the returned stage completes once its adds are answered, with whether
-		 * they were answered on the thread that sent it.
+		 * the call failed on the thread that sent it: before it was sent, or so soon after that the two cannot be
+		 * told apart. A success on that thread is an answer the I/O thread read before this one looked.
 		 */
 		private CompletableFuture<Boolean> send(List<WaitingAdd> batch, long queuedAs) {
 			Thread sender = Thread.currentThread();
@@ -295,7 +297,7 @@ public final class AddCoalescer {
 			return call(this.bucket, jobs).handle((codes, failure) -> {
 				boolean onSender = Thread.currentThread() == sender;
 				answer(batch, queuedAs, !onSender, codes, failure);
-				return onSender;
+				return onSender && failure != null;
 			});
 		}
 
