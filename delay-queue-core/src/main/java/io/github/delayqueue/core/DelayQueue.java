@@ -31,15 +31,16 @@ import io.github.delayqueue.core.internal.ClaimResult;
 import io.github.delayqueue.core.internal.ConnectionRetries;
 import io.github.delayqueue.core.internal.CorruptEntries;
 import io.github.delayqueue.core.internal.DeadLetterSnapshot;
-import io.github.delayqueue.core.internal.HeaderBlocks;
 import io.github.delayqueue.core.internal.DuePollers;
 import io.github.delayqueue.core.internal.FinishAndClaimResult;
+import io.github.delayqueue.core.internal.HeaderBlocks;
 import io.github.delayqueue.core.internal.HeartbeatLines;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
 import io.github.delayqueue.core.internal.ScheduleDefinition;
 import io.github.delayqueue.core.internal.Schedules;
+import io.github.delayqueue.core.internal.Threads;
 import io.github.delayqueue.core.internal.TopicControls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -597,12 +598,12 @@ public class DelayQueue implements AutoCloseable {
 		try {
 			return call.get();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			if (claimedBefore.isEmpty()) {
 				throw ex;
 			}
-			logger.warn("Claiming from bucket {} of topic \"{}\" failed after {} job(s) were claimed: the claim "
-					+ "returns those", bucket.index(), bucket.topic(), claimedBefore.size(), ex);
+			Threads.logQuietly(() -> logger.warn("Claiming from bucket {} of topic \"{}\" failed after {} job(s) were "
+					+ "claimed: the claim returns those", bucket.index(), bucket.topic(), claimedBefore.size(), ex));
 			return null;
 		}
 	}
@@ -614,15 +615,15 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Logs the corrupt entries a claim moved aside, and has the bucket's poller look for expired leases no
-	 * later than the shortest one it took.
+	 * Has the bucket's poller look for expired leases no later than the shortest one a claim took, then logs the
+	 * corrupt entries it moved aside (the lease announced whatever the logging throws).
 	 */
 	private void claimTaken(BucketKeys bucket, ClaimResult claimed) {
-		CorruptEntries.logMovedAside(bucket, claimed.corrupt());
 		long shortestLeaseMillis = claimed.shortestLeaseMillis();
 		if (shortestLeaseMillis >= 0) {
 			this.pollers.leaseTaken(bucket.topic(), bucket.index(), shortestLeaseMillis + 1);
 		}
+		CorruptEntries.logMovedAside(bucket, claimed.corrupt());
 	}
 
 	/**

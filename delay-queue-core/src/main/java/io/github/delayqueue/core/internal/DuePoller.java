@@ -229,15 +229,19 @@ final class DuePoller {
 			}
 			recovered();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// an Error too (an OutOfMemoryError, a log appender's), retried as a failed call is
 			retryInNanos = TimeUnit.MILLISECONDS.toNanos(failed(ex));
 		}
-		synchronized (this) {
-			this.running = false;
-			notifyAll();
-			long now = System.nanoTime();
-			long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
-			schedule(this.rerun ? now : at);
+		finally {
+			// whatever the run threw: a poller left running would never run again, and its bucket's jobs not move
+			synchronized (this) {
+				this.running = false;
+				notifyAll();
+				long now = System.nanoTime();
+				long at = (retryInNanos >= 0) ? now + retryInNanos : Math.min(this.promoteAtNanos, this.expireAtNanos);
+				schedule(this.rerun ? now : at);
+			}
 		}
 	}
 
@@ -255,8 +259,8 @@ final class DuePoller {
 		DueClaimers.DueClaim dueClaim = this.claimers.claimDue(this.keys);
 		if (dueClaim != null) {
 			ClaimResult claimed = dueClaim.result();
-			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
 			leasesTaken(claimed);
+			CorruptEntries.logMovedAside(this.keys, claimed.corrupt());
 			// a claim the topic's pause or rate limit held back leaves due jobs behind without counting them
 			if (claimed.readyLeft() == 0 && !claimed.heldBack()) {
 				return new Move(new MoveResult(claimed.jobs().size(), claimed.nextDueMillis(), claimed.nowMicros(), false,
@@ -361,23 +365,32 @@ final class DuePoller {
 	}
 
 	private void recovered() {
-		if (this.consecutiveFailures > 0) {
-			logger.info("Poller of topic \"{}\" bucket {} recovered after {} failed runs", this.keys.topic(),
-					this.keys.index(), this.consecutiveFailures);
+		int failures = this.consecutiveFailures;
+		if (failures > 0) {
 			this.consecutiveFailures = 0;
+			Threads.logQuietly(() -> logger.info("Poller of topic \"{}\" bucket {} recovered after {} failed runs",
+					this.keys.topic(), this.keys.index(), failures));
 		}
 	}
 
-	private long failed(RuntimeException ex) {
+	private long failed(Throwable ex) {
 		synchronized (this) {
 			this.redisClock.forget(); // the server that answers next may be another (a failover), with another clock
 		}
 		this.consecutiveFailures++;
-		if (this.consecutiveFailures == 1) {
-			logger.warn("Poller of topic \"{}\" bucket {} failed; retrying until Redis answers", this.keys.topic(),
-					this.keys.index(), ex);
-		}
 		long backoff = 100L << Math.min(this.consecutiveFailures - 1, 10);
+		if (this.consecutiveFailures == 1) {
+			Threads.logQuietly(() -> {
+				if (ex instanceof Error) {
+					logger.error("Poller of topic \"{}\" bucket {} failed; retrying", this.keys.topic(),
+							this.keys.index(), ex);
+				}
+				else {
+					logger.warn("Poller of topic \"{}\" bucket {} failed; retrying until Redis answers",
+							this.keys.topic(), this.keys.index(), ex);
+				}
+			});
+		}
 		return Math.min(backoff, Math.min(TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos), MAX_ERROR_BACKOFF_MILLIS));
 	}
 

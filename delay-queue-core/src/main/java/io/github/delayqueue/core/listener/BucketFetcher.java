@@ -198,15 +198,28 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 						failures = 0;
 					}
 				}
-				catch (RuntimeException ex) {
+				catch (RuntimeException | Error ex) {
+					// an Error too (an OutOfMemoryError, a log appender's): the bucket's claims depend on this thread
 					if (!this.running) {
+						if (ex instanceof Error) {
+							Threads.logQuietly(() -> logger.error("Fetcher of topic \"{}\" bucket {} failed as it "
+									+ "stopped", this.topic, this.bucket, ex));
+						}
 						break;
 					}
 					failures++;
 					this.failing = true;
 					if (failures == 1) {
-						logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers", this.topic,
-								this.bucket, ex);
+						Threads.logQuietly(() -> {
+							if (ex instanceof Error) {
+								logger.error("Fetcher of topic \"{}\" bucket {} failed; retrying", this.topic,
+										this.bucket, ex);
+							}
+							else {
+								logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers",
+										this.topic, this.bucket, ex);
+							}
+						});
 					}
 					pause(Math.min(this.longestPauseMillis, 100L << Math.min(failures - 1, 6)));
 				}
@@ -348,13 +361,16 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			this.claims.giveBackRoom(room);
 			throw ex;
 		}
+		int booked = 0;
 		try {
 			for (ReservedJob job : jobs) {
 				this.claims.admit(job, this.bucket);
+				booked++;
 			}
 		}
 		finally {
-			this.claims.giveBackRoom(room - jobs.size());
+			// a job left unbooked (an Error as it was booked) waits out its lease, its place given back here
+			this.claims.giveBackRoom(room - booked);
 		}
 	}
 

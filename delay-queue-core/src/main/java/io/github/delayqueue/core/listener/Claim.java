@@ -148,6 +148,13 @@ final class Claim {
 		return this.stage.getAndSet(Stage.ENDED) != Stage.ENDED;
 	}
 
+	/**
+	 * Whether the claim has ended, for its owner to end those of a batch a failure left open.
+	 */
+	boolean ended() {
+		return this.stage.get() == Stage.ENDED;
+	}
+
 	Thread worker() {
 		return this.worker;
 	}

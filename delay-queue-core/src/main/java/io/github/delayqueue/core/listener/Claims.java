@@ -14,6 +14,7 @@ import java.util.function.LongBinaryOperator;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,7 +161,14 @@ final class Claims {
 		long now = System.nanoTime();
 		this.claimAhead.jobStarted(now);
 		if (now - claim.job().claimedNanos() > ClaimAhead.STRANDED_NANOS) {
-			handBackBeyondRoom();
+			try {
+				handBackBeyondRoom();
+			}
+			catch (RuntimeException | Error ex) {
+				// the caller owns the claim taken: it runs it all the same
+				Threads.logQuietly(() -> logger.error("Could not hand back the claims of topic \"{}\" beyond the "
+						+ "room", this.topic, ex));
+			}
 		}
 		return claim;
 	}
@@ -184,10 +192,10 @@ final class Claims {
 			}
 		}
 		if (!beyond.isEmpty()) {
-			logger.info("Handing {} job(s) of topic \"{}\" back to ready: claimed ahead for workers that have since "
-					+ "slowed down, they waited over {} ms for one", beyond.size(), this.topic,
-					ClaimAhead.STRANDED_MILLIS);
 			handBackAll(beyond, "claimed ahead for workers that have since slowed down");
+			Threads.logQuietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: claimed ahead for "
+					+ "workers that have since slowed down, they waited over {} ms for one", beyond.size(), this.topic,
+					ClaimAhead.STRANDED_MILLIS));
 		}
 	}
 
@@ -224,11 +232,11 @@ final class Claims {
 		for (int i = 0; i < claims.size(); i++) {
 			if (!handBack(claims.get(i), why)) {
 				List<Claim> rest = claims.subList(i + 1, claims.size());
-				if (!rest.isEmpty()) {
-					logger.warn("Not handing back {} more job(s) of topic \"{}\" while Redis does not answer; each runs "
-							+ "again when its lease expires", rest.size(), this.topic);
-				}
 				rest.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
+				if (!rest.isEmpty()) {
+					Threads.logQuietly(() -> logger.warn("Not handing back {} more job(s) of topic \"{}\" while Redis "
+							+ "does not answer; each runs again when its lease expires", rest.size(), this.topic));
+				}
 				return;
 			}
 		}
@@ -244,16 +252,17 @@ final class Claims {
 		try {
 			released = this.queue.release(job);
 		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again when its lease expires",
-					job.id(), this.topic, why, ex);
+		catch (RuntimeException | Error ex) {
 			end(claim, ClaimOutcome.UNSETTLED);
+			Threads.logQuietly(() -> logger.warn("Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again "
+					+ "when its lease expires", job.id(), this.topic, why, ex));
 			return false;
 		}
-		if (released) {
-			logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(), this.topic, why);
-		}
 		end(claim, released ? ClaimOutcome.HANDED_BACK : ClaimOutcome.LEASE_LOST);
+		if (released) {
+			Threads.logQuietly(() -> logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(),
+					this.topic, why));
+		}
 		return true;
 	}
 

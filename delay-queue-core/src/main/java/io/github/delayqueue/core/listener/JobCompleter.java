@@ -102,11 +102,18 @@ final class JobCompleter {
 		synchronized (this) {
 			if (this.accepting && this.pending < CAPACITY) {
 				this.pending++;
-				this.lanes[claim.bucket()].add(handed);
-				return;
+				if (this.lanes[claim.bucket()].add(handed)) {
+					return;
+				}
+				this.pending--;
 			}
 		}
-		finish(List.of(handed));
+		try {
+			finish(List.of(handed));
+		}
+		catch (RuntimeException | Error ex) {
+			failedOn(List.of(handed), ex, 0);
+		}
 	}
 
 	/**
@@ -192,7 +199,8 @@ final class JobCompleter {
 		try {
 			done = this.queue.finishAndClaim(this.topic, bucket, jobsOf(batch), passing, policy);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// an Error too: thrown on, it would have the fetcher give back the places these claims pass on
 			couldNotFinish(batch, ex, passing);
 			return new ClaimBatch(List.of(), 0);
 		}
@@ -200,9 +208,9 @@ final class JobCompleter {
 			endAll(batch, done.finished(), passing);
 			finished.set(done.finished());
 		}
-		catch (RuntimeException ex) {
-			// a bug in the ownership of claims; the jobs just claimed are booked all the same, not left leased
-			logger.error("Completer of topic \"{}\" failed on {} claim(s)", this.topic, batch.size(), ex);
+		catch (RuntimeException | Error ex) {
+			// the jobs just claimed are booked all the same, not left leased
+			failedOn(batch, ex, passing);
 		}
 		return done.claimed();
 	}
@@ -228,12 +236,58 @@ final class JobCompleter {
 		return jobs;
 	}
 
-	private void couldNotFinish(List<HandedOver> batch, RuntimeException ex, int passing) {
-		logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
-				batch.size(), this.topic, ex);
+	/**
+	 * Logs what the completer did not expect (a bug in the ownership of claims, an Error such as an
+	 * {@link OutOfMemoryError} or one a log appender threw) and ends the batch's claims it left open, unsettled, so
+	 * that their places are not lost: the first {@code passing} pass theirs on to the jobs claimed in their call.
+	 */
+	private void failedOn(List<HandedOver> batch, Throwable ex, int passing) {
+		RuntimeException endFailure = endUnsettled(batch, passing);
+		Threads.logQuietly(() -> {
+			logger.error("Completer of topic \"{}\" failed on {} claim(s)", this.topic, batch.size(), ex);
+			if (endFailure != null) {
+				logger.error("Completer of topic \"{}\" could not end them all", this.topic, endFailure);
+			}
+		});
+	}
+
+	/**
+	 * Ends the batch's claims not ended yet, unsettled, the first {@code passing} passing their places on; never
+	 * throws before it has tried each.
+	 * @return what ending one threw (a bug in their ownership), or {@code null}
+	 */
+	private RuntimeException endUnsettled(List<HandedOver> batch, int passing) {
+		RuntimeException failure = null;
 		for (int i = 0; i < batch.size(); i++) {
-			this.claims.end(batch.get(i).claim(), ClaimOutcome.UNSETTLED, i < passing);
+			Claim claim = batch.get(i).claim();
+			try {
+				if (!claim.ended()) {
+					this.claims.end(claim, ClaimOutcome.UNSETTLED, i < passing);
+				}
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+			}
 		}
+		return failure;
+	}
+
+	private void couldNotFinish(List<HandedOver> batch, Throwable ex, int passing) {
+		// ended first: the places the first `passing` pass on must be passed before anything else can throw
+		RuntimeException endFailure = endUnsettled(batch, passing);
+		Threads.logQuietly(() -> {
+			if (endFailure != null) {
+				logger.error("Completer of topic \"{}\" could not end them all", this.topic, endFailure);
+			}
+			if (ex instanceof Error) {
+				logger.error("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
+						batch.size(), this.topic, ex);
+			}
+			else {
+				logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
+						batch.size(), this.topic, ex);
+			}
+		});
 	}
 
 	/**
@@ -259,7 +313,8 @@ final class JobCompleter {
 				this.observer.completed(job, batch.get(i).handlerTime(), finished.get(i));
 			}
 			catch (Throwable ex) {
-				logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex);
+				Threads.logQuietly(
+						() -> logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex));
 			}
 		}
 	}
@@ -288,19 +343,31 @@ final class JobCompleter {
 		/**
 		 * Queues a claim, and starts a drainer when none runs, or a second one while the bucket has a backlog;
 		 * called holding the completer's lock.
+		 * @return {@code false}, the claim not queued, when no drainer runs and none could be started (a thread
+		 * the JVM could not create): the caller finishes it
 		 */
-		void add(HandedOver handed) {
+		boolean add(HandedOver handed) {
 			this.waiting.add(handed);
 			if (this.drainers == 0 || (this.drainers < MOST_CALLS_PER_BUCKET
 					&& JobCompleter.this.fetchers.apply(this.bucket).hasBacklog())) {
 				this.drainers++;
-				JobCompleter.this.pool.execute(this);
+				try {
+					JobCompleter.this.pool.execute(this);
+				}
+				catch (RuntimeException | Error ex) {
+					this.drainers--;
+					if (this.drainers == 0) {
+						this.waiting.remove(handed);
+						return false;
+					}
+				}
 			}
+			return true;
 		}
 
 		@Override
 		public void run() {
-			List<HandedOver> batch = new ArrayList<>();
+			List<HandedOver> batch = new ArrayList<>(MAX_BATCH); // sized once: nothing allocates while it drains
 			while (true) {
 				synchronized (JobCompleter.this) {
 					while (batch.size() < MAX_BATCH && !this.waiting.isEmpty()) {
@@ -314,10 +381,10 @@ final class JobCompleter {
 				try {
 					finishBatch(batch, this.bucket);
 				}
-				catch (RuntimeException ex) {
-					// a bug in the ownership of claims; the lane goes on with the claims to come
-					logger.error("Completer of topic \"{}\" failed on {} claim(s)", JobCompleter.this.topic,
-							batch.size(), ex);
+				catch (RuntimeException | Error ex) {
+					// the lane goes on with the claims to come: it ends when its queue is empty, and none other
+					// starts while it counts as draining
+					failedOn(batch, ex, 0);
 				}
 				finally {
 					ended(batch.size());

@@ -10,6 +10,7 @@ import io.github.delayqueue.core.FailOutcome;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,9 +56,12 @@ final class Worker implements Runnable {
 				try {
 					run(claim);
 				}
-				catch (RuntimeException ex) {
-					// a bug in the ownership of claims; the worker stays, so the container keeps its concurrency
-					logger.error("Worker of topic \"{}\" failed on the {}", this.topic, claim, ex);
+				catch (RuntimeException | Error ex) {
+					// a bug in the ownership of claims, or an Error each step that ends a claim already ends it
+					// through; the worker stays, so the container keeps its concurrency
+					Claim failedOn = claim;
+					Threads.logQuietly(
+							() -> logger.error("Worker of topic \"{}\" failed on the {}", this.topic, failedOn, ex));
 				}
 			}
 		}
@@ -88,7 +92,7 @@ final class Worker implements Runnable {
 			this.observer.started(job);
 		}
 		catch (Throwable ex) {
-			logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex);
+			Threads.logQuietly(() -> logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex));
 		}
 		long start = System.nanoTime();
 		Throwable error = null;
@@ -131,19 +135,20 @@ final class Worker implements Runnable {
 		try {
 			deadline = this.queue.extend(job, job.ttr());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			if (Thread.interrupted() || System.nanoTime() - job.claimedNanos() >= job.ttr().toNanos()) {
-				logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker, "
-						+ "and none of it is left; it runs again when its lease expires", job.id(), this.topic, ex);
+				Threads.logQuietly(() -> logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it "
+						+ "waited for a worker, and none of it is left; it runs again when its lease expires", job.id(),
+						this.topic, ex));
 				return ClaimOutcome.UNSETTLED;
 			}
-			logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it waited for a worker; "
-					+ "running it on what is left of its lease", job.id(), this.topic, ex);
+			Threads.logQuietly(() -> logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it "
+					+ "waited for a worker; running it on what is left of its lease", job.id(), this.topic, ex));
 			return null;
 		}
 		if (deadline.isEmpty()) {
-			logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran out; another claim "
-					+ "runs it", job.id(), this.topic);
+			Threads.logQuietly(() -> logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran "
+					+ "out; another claim runs it", job.id(), this.topic));
 			return ClaimOutcome.LEASE_LOST;
 		}
 		claim.renewed(job.withLeaseDeadline(deadline.get()));
@@ -156,35 +161,32 @@ final class Worker implements Runnable {
 		try {
 			outcome = this.queue.fail(job, error);
 		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not record the failure of job \"{}\" on topic \"{}\"; it is retried when its lease "
-					+ "expires", job.id(), this.topic, ex);
+		catch (RuntimeException | Error ex) {
 			this.claims.end(claim, ClaimOutcome.UNSETTLED);
+			Threads.logQuietly(() -> logger.warn("Could not record the failure of job \"{}\" on topic \"{}\"; it is "
+					+ "retried when its lease expires", job.id(), this.topic, ex));
 			return;
 		}
 		try {
 			this.observer.failed(job, handlerTime, error, outcome);
 		}
 		catch (Throwable ex) {
-			logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex);
+			Threads.logQuietly(() -> logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex));
 		}
+		// ended before the outcome is logged: the claim's place must come back whatever the logging throws
+		this.claims.end(claim, switch (outcome) {
+			case RETRY_SCHEDULED -> ClaimOutcome.RETRIED;
+			case DEAD -> ClaimOutcome.DEAD;
+			default -> ClaimOutcome.LEASE_LOST;
+		});
 		switch (outcome) {
-			case RETRY_SCHEDULED -> {
-				logger.debug("Attempt {} of job \"{}\" on topic \"{}\" failed; retrying after its back-off",
-						job.attempt(), job.id(), this.topic, error);
-				this.claims.end(claim, ClaimOutcome.RETRIED);
-			}
-			case DEAD -> {
-				logger.warn("Job \"{}\" on topic \"{}\" went to the dead letters after attempt {} of {}", job.id(),
-						this.topic, job.attempt(), job.maxAttempts(), error);
-				this.claims.end(claim, ClaimOutcome.DEAD);
-			}
-			default -> {
-				logger.warn("The failure of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran "
-						+ "out, or it was cancelled or replaced), so another claim runs it", job.id(), this.topic,
-						job.ttr(), error);
-				this.claims.end(claim, ClaimOutcome.LEASE_LOST);
-			}
+			case RETRY_SCHEDULED -> logger.debug("Attempt {} of job \"{}\" on topic \"{}\" failed; retrying after its "
+					+ "back-off", job.attempt(), job.id(), this.topic, error);
+			case DEAD -> logger.warn("Job \"{}\" on topic \"{}\" went to the dead letters after attempt {} of {}",
+					job.id(), this.topic, job.attempt(), job.maxAttempts(), error);
+			default -> logger.warn("The failure of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} "
+					+ "ran out, or it was cancelled or replaced), so another claim runs it", job.id(), this.topic,
+					job.ttr(), error);
 		}
 	}
 
