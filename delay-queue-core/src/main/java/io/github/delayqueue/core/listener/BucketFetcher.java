@@ -385,12 +385,12 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 			return call.apply(List.of()).claimed();
 		}
 		FinishedAndClaimed done = null;
-		RuntimeException failure = null;
+		Throwable failure = null;
 		try {
 			done = call.apply(carried.jobs());
 			return done.claimed();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			failure = ex;
 			throw ex;
 		}
@@ -400,8 +400,8 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 				this.finishes.carried(carried, done.finished());
 			}
 			else {
-				this.finishes.failed(carried,
-						(failure != null) ? failure : new IllegalStateException("The claim carrying their finish failed"));
+				this.finishes.failed(carried, (failure instanceof RuntimeException runtime) ? runtime
+						: new IllegalStateException("The claim carrying their finish failed", failure));
 			}
 		}
 	}
