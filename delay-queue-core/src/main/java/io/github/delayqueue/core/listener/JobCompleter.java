@@ -367,7 +367,7 @@ final class JobCompleter {
 
 		@Override
 		public void run() {
-			List<HandedOver> batch = new ArrayList<>(MAX_BATCH); // sized once: nothing allocates while it drains
+			List<HandedOver> batch = new ArrayList<>();
 			while (true) {
 				synchronized (JobCompleter.this) {
 					while (batch.size() < MAX_BATCH && !this.waiting.isEmpty()) {
