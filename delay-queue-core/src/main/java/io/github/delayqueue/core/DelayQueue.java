@@ -38,9 +38,9 @@ import io.github.delayqueue.core.internal.HeartbeatLines;
 import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.internal.MoveResult;
 import io.github.delayqueue.core.internal.NewJob;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import io.github.delayqueue.core.internal.ScheduleDefinition;
 import io.github.delayqueue.core.internal.Schedules;
-import io.github.delayqueue.core.internal.Threads;
 import io.github.delayqueue.core.internal.TopicControls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -602,8 +602,8 @@ public class DelayQueue implements AutoCloseable {
 			if (claimedBefore.isEmpty()) {
 				throw ex;
 			}
-			Threads.logQuietly(() -> logger.warn("Claiming from bucket {} of topic \"{}\" failed after {} job(s) were "
-					+ "claimed: the claim returns those", bucket.index(), bucket.topic(), claimedBefore.size(), ex));
+			RecoveryLogging.failure(logger, ex, "Claiming from bucket {} of topic \"{}\" failed after {} job(s) were "
+					+ "claimed: the claim returns those", bucket.index(), bucket.topic(), claimedBefore.size());
 			return null;
 		}
 	}

@@ -368,7 +368,7 @@ final class DuePoller {
 		int failures = this.consecutiveFailures;
 		if (failures > 0) {
 			this.consecutiveFailures = 0;
-			Threads.logQuietly(() -> logger.info("Poller of topic \"{}\" bucket {} recovered after {} failed runs",
+			RecoveryLogging.quietly(() -> logger.info("Poller of topic \"{}\" bucket {} recovered after {} failed runs",
 					this.keys.topic(), this.keys.index(), failures));
 		}
 	}
@@ -380,16 +380,10 @@ final class DuePoller {
 		this.consecutiveFailures++;
 		long backoff = 100L << Math.min(this.consecutiveFailures - 1, 10);
 		if (this.consecutiveFailures == 1) {
-			Threads.logQuietly(() -> {
-				if (ex instanceof Error) {
-					logger.error("Poller of topic \"{}\" bucket {} failed; retrying", this.keys.topic(),
-							this.keys.index(), ex);
-				}
-				else {
-					logger.warn("Poller of topic \"{}\" bucket {} failed; retrying until Redis answers",
-							this.keys.topic(), this.keys.index(), ex);
-				}
-			});
+			RecoveryLogging.failure(logger, ex,
+					(ex instanceof Error) ? "Poller of topic \"{}\" bucket {} failed; retrying"
+							: "Poller of topic \"{}\" bucket {} failed; retrying until Redis answers",
+					this.keys.topic(), this.keys.index());
 		}
 		return Math.min(backoff, Math.min(TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos), MAX_ERROR_BACKOFF_MILLIS));
 	}

@@ -12,20 +12,6 @@ public final class Threads {
 	private Threads() {
 	}
 
-	/**
-	 * Logs on a thread that must go on whatever the logging throws: in the recovery from a failure, an
-	 * {@link Error} from a log appender (or an {@link OutOfMemoryError} building the message) would otherwise end
-	 * the thread, or stall what it serves, a second time.
-	 */
-	public static void logQuietly(Runnable logging) {
-		try {
-			logging.run();
-		}
-		catch (Throwable ex) {
-			// nothing is left to report it with
-		}
-	}
-
 	public static ThreadFactory named(String prefix, boolean daemon) {
 		AtomicInteger count = new AtomicInteger();
 		return (runnable) -> {

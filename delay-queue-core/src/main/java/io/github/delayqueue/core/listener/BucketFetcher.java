@@ -15,6 +15,7 @@ import io.github.delayqueue.core.FinishedAndClaimed;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReadySignal;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -202,7 +203,7 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 					// an Error too (an OutOfMemoryError, a log appender's): the bucket's claims depend on this thread
 					if (!this.running) {
 						if (ex instanceof Error) {
-							Threads.logQuietly(() -> logger.error("Fetcher of topic \"{}\" bucket {} failed as it "
+							RecoveryLogging.quietly(() -> logger.error("Fetcher of topic \"{}\" bucket {} failed as it "
 									+ "stopped", this.topic, this.bucket, ex));
 						}
 						break;
@@ -210,16 +211,10 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 					failures++;
 					this.failing = true;
 					if (failures == 1) {
-						Threads.logQuietly(() -> {
-							if (ex instanceof Error) {
-								logger.error("Fetcher of topic \"{}\" bucket {} failed; retrying", this.topic,
-										this.bucket, ex);
-							}
-							else {
-								logger.warn("Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers",
-										this.topic, this.bucket, ex);
-							}
-						});
+						RecoveryLogging.failure(logger, ex,
+								(ex instanceof Error) ? "Fetcher of topic \"{}\" bucket {} failed; retrying"
+										: "Fetcher of topic \"{}\" bucket {} failed; retrying until Redis answers",
+								this.topic, this.bucket);
 					}
 					pause(Math.min(this.longestPauseMillis, 100L << Math.min(failures - 1, 6)));
 				}

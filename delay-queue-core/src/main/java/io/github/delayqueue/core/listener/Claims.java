@@ -14,7 +14,7 @@ import java.util.function.LongBinaryOperator;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.ReservedJob;
-import io.github.delayqueue.core.internal.Threads;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,7 +166,7 @@ final class Claims {
 			}
 			catch (RuntimeException | Error ex) {
 				// the caller owns the claim taken: it runs it all the same
-				Threads.logQuietly(() -> logger.error("Could not hand back the claims of topic \"{}\" beyond the "
+				RecoveryLogging.quietly(() -> logger.error("Could not hand back the claims of topic \"{}\" beyond the "
 						+ "room", this.topic, ex));
 			}
 		}
@@ -193,9 +193,9 @@ final class Claims {
 		}
 		if (!beyond.isEmpty()) {
 			handBackAll(beyond, "claimed ahead for workers that have since slowed down");
-			Threads.logQuietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: claimed ahead for "
-					+ "workers that have since slowed down, they waited over {} ms for one", beyond.size(), this.topic,
-					ClaimAhead.STRANDED_MILLIS));
+			RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: claimed ahead "
+					+ "for workers that have since slowed down, they waited over {} ms for one", beyond.size(),
+					this.topic, ClaimAhead.STRANDED_MILLIS));
 		}
 	}
 
@@ -234,8 +234,8 @@ final class Claims {
 				List<Claim> rest = claims.subList(i + 1, claims.size());
 				rest.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
 				if (!rest.isEmpty()) {
-					Threads.logQuietly(() -> logger.warn("Not handing back {} more job(s) of topic \"{}\" while Redis "
-							+ "does not answer; each runs again when its lease expires", rest.size(), this.topic));
+					RecoveryLogging.quietly(() -> logger.warn("Not handing back {} more job(s) of topic \"{}\" while "
+							+ "Redis does not answer; each runs again when its lease expires", rest.size(), this.topic));
 				}
 				return;
 			}
@@ -254,13 +254,13 @@ final class Claims {
 		}
 		catch (RuntimeException | Error ex) {
 			end(claim, ClaimOutcome.UNSETTLED);
-			Threads.logQuietly(() -> logger.warn("Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again "
-					+ "when its lease expires", job.id(), this.topic, why, ex));
+			RecoveryLogging.failure(logger, ex, "Could not hand job \"{}\" of topic \"{}\" back ({}); it runs again "
+					+ "when its lease expires", job.id(), this.topic, why);
 			return false;
 		}
 		end(claim, released ? ClaimOutcome.HANDED_BACK : ClaimOutcome.LEASE_LOST);
 		if (released) {
-			Threads.logQuietly(() -> logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(),
+			RecoveryLogging.quietly(() -> logger.debug("Handed job \"{}\" of topic \"{}\" back to ready: {}", job.id(),
 					this.topic, why));
 		}
 		return true;

@@ -17,6 +17,7 @@ import io.github.delayqueue.core.FinishedAndClaimed;
 import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -243,7 +244,7 @@ final class JobCompleter {
 	 */
 	private void failedOn(List<HandedOver> batch, Throwable ex, int passing) {
 		RuntimeException endFailure = endUnsettled(batch, passing);
-		Threads.logQuietly(() -> {
+		RecoveryLogging.quietly(() -> {
 			logger.error("Completer of topic \"{}\" failed on {} claim(s)", this.topic, batch.size(), ex);
 			if (endFailure != null) {
 				logger.error("Completer of topic \"{}\" could not end them all", this.topic, endFailure);
@@ -275,19 +276,13 @@ final class JobCompleter {
 	private void couldNotFinish(List<HandedOver> batch, Throwable ex, int passing) {
 		// ended first: the places the first `passing` pass on must be passed before anything else can throw
 		RuntimeException endFailure = endUnsettled(batch, passing);
-		Threads.logQuietly(() -> {
-			if (endFailure != null) {
-				logger.error("Completer of topic \"{}\" could not end them all", this.topic, endFailure);
-			}
-			if (ex instanceof Error) {
-				logger.error("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
-						batch.size(), this.topic, ex);
-			}
-			else {
-				logger.warn("Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires",
-						batch.size(), this.topic, ex);
-			}
-		});
+		if (endFailure != null) {
+			RecoveryLogging.quietly(
+					() -> logger.error("Completer of topic \"{}\" could not end them all", this.topic, endFailure));
+		}
+		RecoveryLogging.failure(logger, ex,
+				"Could not finish {} job(s) of topic \"{}\"; each runs again when its lease expires", batch.size(),
+				this.topic);
 	}
 
 	/**
@@ -313,7 +308,7 @@ final class JobCompleter {
 				this.observer.completed(job, batch.get(i).handlerTime(), finished.get(i));
 			}
 			catch (Throwable ex) {
-				Threads.logQuietly(
+				RecoveryLogging.quietly(
 						() -> logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex));
 			}
 		}

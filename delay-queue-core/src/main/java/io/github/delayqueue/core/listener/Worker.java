@@ -10,7 +10,7 @@ import io.github.delayqueue.core.FailOutcome;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.ReservedJob;
-import io.github.delayqueue.core.internal.Threads;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +60,7 @@ final class Worker implements Runnable {
 					// a bug in the ownership of claims, or an Error each step that ends a claim already ends it
 					// through; the worker stays, so the container keeps its concurrency
 					Claim failedOn = claim;
-					Threads.logQuietly(
+					RecoveryLogging.quietly(
 							() -> logger.error("Worker of topic \"{}\" failed on the {}", this.topic, failedOn, ex));
 				}
 			}
@@ -92,7 +92,7 @@ final class Worker implements Runnable {
 			this.observer.started(job);
 		}
 		catch (Throwable ex) {
-			Threads.logQuietly(() -> logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex));
+			RecoveryLogging.quietly(() -> logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex));
 		}
 		long start = System.nanoTime();
 		Throwable error = null;
@@ -137,18 +137,18 @@ final class Worker implements Runnable {
 		}
 		catch (RuntimeException | Error ex) {
 			if (Thread.interrupted() || System.nanoTime() - job.claimedNanos() >= job.ttr().toNanos()) {
-				Threads.logQuietly(() -> logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it "
+				RecoveryLogging.failure(logger, ex, "Could not renew the lease of job \"{}\" on topic \"{}\" after it "
 						+ "waited for a worker, and none of it is left; it runs again when its lease expires", job.id(),
-						this.topic, ex));
+						this.topic);
 				return ClaimOutcome.UNSETTLED;
 			}
-			Threads.logQuietly(() -> logger.warn("Could not renew the lease of job \"{}\" on topic \"{}\" after it "
-					+ "waited for a worker; running it on what is left of its lease", job.id(), this.topic, ex));
+			RecoveryLogging.failure(logger, ex, "Could not renew the lease of job \"{}\" on topic \"{}\" after it "
+					+ "waited for a worker; running it on what is left of its lease", job.id(), this.topic);
 			return null;
 		}
 		if (deadline.isEmpty()) {
-			Threads.logQuietly(() -> logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease ran "
-					+ "out; another claim runs it", job.id(), this.topic));
+			RecoveryLogging.quietly(() -> logger.info("Job \"{}\" on topic \"{}\" waited for a worker until its lease "
+					+ "ran out; another claim runs it", job.id(), this.topic));
 			return ClaimOutcome.LEASE_LOST;
 		}
 		claim.renewed(job.withLeaseDeadline(deadline.get()));
@@ -163,15 +163,16 @@ final class Worker implements Runnable {
 		}
 		catch (RuntimeException | Error ex) {
 			this.claims.end(claim, ClaimOutcome.UNSETTLED);
-			Threads.logQuietly(() -> logger.warn("Could not record the failure of job \"{}\" on topic \"{}\"; it is "
-					+ "retried when its lease expires", job.id(), this.topic, ex));
+			RecoveryLogging.failure(logger, ex, "Could not record the failure of job \"{}\" on topic \"{}\"; it is "
+					+ "retried when its lease expires", job.id(), this.topic);
 			return;
 		}
 		try {
 			this.observer.failed(job, handlerTime, error, outcome);
 		}
 		catch (Throwable ex) {
-			Threads.logQuietly(() -> logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex));
+			RecoveryLogging.quietly(
+					() -> logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex));
 		}
 		// ended before the outcome is logged: the claim's place must come back whatever the logging throws
 		this.claims.end(claim, switch (outcome) {
