@@ -207,10 +207,11 @@ class ListenerContainerIntegrationTests {
 		int concurrency = 8;
 		AtomicInteger handled = new AtomicInteger();
 		CyclicBarrier allEightRunning = new CyclicBarrier(concurrency);
-		start(queue, "together", concurrency, (job) -> {
+		// no finish waits for the next claim to carry it: every finish is then counted here, by finishAll
+		start(queue, "together", (job) -> {
 			allEightRunning.await(10, TimeUnit.SECONDS);
 			handled.incrementAndGet();
-		});
+		}, ContainerOptions.builder().concurrency(concurrency).finishWait(Duration.ZERO));
 
 		for (int round = 0; round < rounds; round++) {
 			List<Job> batch = new ArrayList<>();
@@ -442,8 +443,12 @@ class ListenerContainerIntegrationTests {
 	}
 
 	private void start(DelayQueue queue, String topic, int concurrency, JobHandler handler) {
+		start(queue, topic, handler, ContainerOptions.builder().concurrency(concurrency));
+	}
+
+	private void start(DelayQueue queue, String topic, JobHandler handler, ContainerOptions.Builder options) {
 		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, topic, handler,
-				ContainerOptions.builder().concurrency(concurrency).shutdownTimeout(Duration.ofSeconds(2)).build());
+				options.shutdownTimeout(Duration.ofSeconds(2)).build());
 		container.start();
 		this.containers.add(container);
 	}
