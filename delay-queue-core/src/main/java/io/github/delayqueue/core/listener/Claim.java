@@ -15,7 +15,7 @@ import io.github.delayqueue.core.ReservedJob;
  * <li>{@code WAITING}: claimed and queued for a worker; owned by the fetcher until queued, then by the
  * queue, whose taker (a worker, or a stop draining it) owns it;</li>
  * <li>{@code PREPARING}: a worker took it and renews its lease before running it;</li>
- * <li>{@code RUNNING}: its handler runs on {@link #worker()};</li>
+ * <li>{@code RUNNING}: its handler runs on its worker's thread;</li>
  * <li>{@code SETTLING}: its outcome is being recorded in Redis by the one party that moved it here: the
  * worker whose handler ended (and then the completer it hands the claim to), a stop that took the
  * claim over from a worker that had not finished by the shutdown timeout, or a worker handing back claims
@@ -44,6 +44,12 @@ final class Claim {
 
 	/** Counted down when the handler has returned or thrown. */
 	private final CountDownLatch handlerEnded = new CountDownLatch(1);
+
+	/**
+	 * Guarded by this: whether the handler runs on {@link #worker}, from its start until it has ended; only then
+	 * may a stop interrupt that thread, which may run anything after.
+	 */
+	private boolean handlerRunning;
 
 	Claim(ReservedJob job, int bucket) {
 		this.job = job;
@@ -82,7 +88,10 @@ final class Claim {
 	 * @return whether the worker may run it; {@code false} when a stop took the claim over meanwhile
 	 */
 	boolean start() {
-		return this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
+		synchronized (this) {
+			this.handlerRunning = this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
+			return this.handlerRunning;
+		}
 	}
 
 	/**
@@ -126,10 +135,25 @@ final class Claim {
 	}
 
 	/**
-	 * Records that the claim's handler has returned or thrown; called by its worker.
+	 * Records that the claim's handler has returned or thrown; called by its worker, which is interrupted for this
+	 * claim no more after it (an interrupt that came before is the worker's to clear).
 	 */
 	void handlerEnded() {
+		synchronized (this) {
+			this.handlerRunning = false;
+		}
 		this.handlerEnded.countDown();
+	}
+
+	/**
+	 * Interrupts the claim's handler, for a stop that took the claim over as it ran, if it still runs: once it
+	 * has ended, its worker's thread may already run something else (the next job, or another task of a
+	 * user's executor), which the interrupt must not reach.
+	 */
+	synchronized void interruptHandler() {
+		if (this.handlerRunning) {
+			this.worker.interrupt();
+		}
 	}
 
 	/**
@@ -153,10 +177,6 @@ final class Claim {
 	 */
 	boolean ended() {
 		return this.stage.get() == Stage.ENDED;
-	}
-
-	Thread worker() {
-		return this.worker;
 	}
 
 	@Override

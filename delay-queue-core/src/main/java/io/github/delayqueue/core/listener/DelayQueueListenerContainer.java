@@ -288,7 +288,7 @@ public class DelayQueueListenerContainer {
 		for (Claim claim : claims.heldClaims()) {
 			Claim.Stage from = claim.takeOver();
 			if (from == Claim.Stage.RUNNING) {
-				claim.worker().interrupt();
+				claim.interruptHandler();
 				running.add(claim);
 			}
 			else if (from != null) {

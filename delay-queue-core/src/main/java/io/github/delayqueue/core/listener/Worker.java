@@ -104,8 +104,8 @@ final class Worker implements Runnable {
 		}
 		claim.handlerEnded();
 		Duration handlerTime = Duration.ofNanos(System.nanoTime() - start);
-		// a handler may leave its thread interrupted; the job's outcome does not depend on that, and the
-		// calls recording it must not be cut short by it
+		// a handler, or a stop interrupting it, may leave its thread interrupted (no stop does once it has ended):
+		// the job's outcome does not depend on that, and the calls recording it must not be cut short by it
 		Thread.interrupted();
 		if (!claim.settle()) {
 			return; // a stop took the claim over after the shutdown timeout, and handed the job back

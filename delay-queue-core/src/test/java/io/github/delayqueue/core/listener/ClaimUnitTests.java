@@ -2,6 +2,8 @@ package io.github.delayqueue.core.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,65 @@ class ClaimUnitTests {
 		claim.handlerEnded();
 		assertThat(claim.awaitHandlerEnd(System.nanoTime())).isTrue();
 		assertThat(claim.settle()).isFalse();
+	}
+
+	@Test
+	void aStopInterruptsAHandlerThatStillRuns() throws Exception {
+		Claim claim = claim();
+		CountDownLatch running = new CountDownLatch(1);
+		AtomicBoolean interrupted = new AtomicBoolean();
+		Thread worker = new Thread(() -> {
+			claim.prepare();
+			claim.start();
+			running.countDown();
+			try {
+				Thread.sleep(30_000); // the handler
+			}
+			catch (InterruptedException ex) {
+				interrupted.set(true);
+			}
+			claim.handlerEnded();
+		});
+		worker.start();
+		running.await();
+
+		assertThat(claim.takeOver()).isEqualTo(Claim.Stage.RUNNING);
+		claim.interruptHandler();
+
+		worker.join(10_000);
+		assertThat(interrupted).isTrue();
+	}
+
+	@Test
+	void aStopTakingOverAClaimWhoseHandlerHasEndedLeavesItsWorkerUninterrupted() throws Exception {
+		Claim claim = claim();
+		CountDownLatch handlerEnded = new CountDownLatch(1);
+		CountDownLatch stopDone = new CountDownLatch(1);
+		AtomicBoolean interruptedAfter = new AtomicBoolean();
+		Thread worker = new Thread(() -> {
+			claim.prepare();
+			claim.start();
+			claim.handlerEnded();
+			Thread.interrupted(); // as the worker does once the handler has ended
+			handlerEnded.countDown();
+			// the worker has moved on (a user's executor may run another task on this thread now)
+			try {
+				stopDone.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			interruptedAfter.set(Thread.currentThread().isInterrupted());
+		});
+		worker.start();
+		handlerEnded.await();
+
+		assertThat(claim.takeOver()).as("the worker has not settled it yet").isEqualTo(Claim.Stage.RUNNING);
+		claim.interruptHandler();
+		stopDone.countDown();
+
+		worker.join(10_000);
+		assertThat(interruptedAfter).as("the worker's thread, after the handler ended").isFalse();
 	}
 
 	private static Claim claim() {
