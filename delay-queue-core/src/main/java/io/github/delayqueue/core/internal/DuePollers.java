@@ -10,7 +10,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.core.DueJobClaimer;
@@ -258,7 +260,10 @@ public final class DuePollers implements AutoCloseable {
 	private RedisMessageListenerContainer newSubscriptionContainer() {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
-		this.subscriptionThread = Executors.newSingleThreadExecutor(Threads.named("delay-queue-wakeups-", true));
+		// a notification arriving once the subscription is closed (an unsubscribe Redis confirmed late) has nothing
+		// left to tell: dropped, not rejected by the stopped thread, which Lettuce would log as an error
+		this.subscriptionThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+				Threads.named("delay-queue-wakeups-", true), new ThreadPoolExecutor.DiscardPolicy());
 		container.setTaskExecutor(this.subscriptionThread);
 		container.afterPropertiesSet();
 		container.start();

@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
@@ -193,6 +196,24 @@ class ClaimOwnershipIntegrationTests {
 			throws Exception {
 		DelayQueue queue = queue(factory, DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
 		queue.stats("cycles"); // the shared connection is open from here on
+		ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) LoggerFactory
+			.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		root.addAppender(logged);
+		try {
+			startAndStop(queue, cyclesBeforeCounting);
+		}
+		finally {
+			root.detachAppender(logged);
+		}
+		// nothing logged as an error by a stop: not Lettuce's on a wake-up subscription's late notification either
+		assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.ERROR))
+			.extracting(ILoggingEvent::getLoggerName, ILoggingEvent::getFormattedMessage)
+			.isEmpty();
+	}
+
+	private void startAndStop(DelayQueue queue, int cyclesBeforeCounting) throws Exception {
 		for (int cycle = 0; cycle < cyclesBeforeCounting; cycle++) {
 			DelayQueueListenerContainer container = start(queue, "cycles", (job) -> {
 			}, ContainerOptions.builder());
