@@ -1,10 +1,16 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.delayqueue.core.internal.ScriptRunner;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
@@ -14,6 +20,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -82,6 +89,39 @@ class RedisOutageIntegrationTests {
 
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 		server.start();
+	}
+
+	@Test
+	void aPollerItsStopInterruptsAsItWaitsForRedisLogsNoFailure(RedisServer server) {
+		Logger pollerLogger = (Logger) LoggerFactory.getLogger("io.github.delayqueue.core.internal.DuePoller");
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		pollerLogger.addAppender(logged);
+		try {
+			server.stop();
+			// its next run (within max-wait) waits for Redis, up to the 10 s command timeout
+			await().atMost(Duration.ofSeconds(5)).until(RedisOutageIntegrationTests::aPollerWaitsForRedis);
+
+			this.container.stop();
+			this.queue.close();
+
+			assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+				.as("what a poller logged as its stop interrupted its call")
+				.extracting(ILoggingEvent::getFormattedMessage)
+				.isEmpty();
+		}
+		finally {
+			pollerLogger.detachAppender(logged);
+			server.start();
+		}
+	}
+
+	private static boolean aPollerWaitsForRedis() {
+		return Thread.getAllStackTraces().entrySet().stream()
+			.filter((thread) -> thread.getKey().getName().startsWith("delay-queue-poller-")
+					&& !thread.getKey().getName().startsWith("delay-queue-poller-timer-"))
+			.anyMatch((thread) -> Arrays.stream(thread.getValue())
+				.anyMatch((frame) -> frame.getClassName().equals(ScriptRunner.class.getName())));
 	}
 
 	@Test

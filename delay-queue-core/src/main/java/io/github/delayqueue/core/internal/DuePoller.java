@@ -374,8 +374,16 @@ final class DuePoller {
 	}
 
 	private long failed(Throwable ex) {
+		boolean stopping;
 		synchronized (this) {
 			this.redisClock.forget(); // the server that answers next may be another (a failover), with another clock
+			stopping = this.stopped;
+		}
+		if (stopping) {
+			// its stop interrupted the call, or gave up waiting for it: nothing is retried, and nothing went wrong
+			RecoveryLogging.quietly(() -> logger.debug("Poller of topic \"{}\" bucket {} stopped during a call: {}",
+					this.keys.topic(), this.keys.index(), ex.toString()));
+			return 0;
 		}
 		this.consecutiveFailures++;
 		long backoff = 100L << Math.min(this.consecutiveFailures - 1, 10);
