@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -97,6 +98,8 @@ class RedisOutageIntegrationTests {
 		ListAppender<ILoggingEvent> logged = new ListAppender<>();
 		logged.start();
 		pollerLogger.addAppender(logged);
+		Level levelBefore = pollerLogger.getLevel();
+		pollerLogger.setLevel(Level.DEBUG);
 		try {
 			server.stop();
 			// its next run (within max-wait) waits for Redis, up to the 10 s command timeout
@@ -105,13 +108,20 @@ class RedisOutageIntegrationTests {
 			this.container.stop();
 			this.queue.close();
 
-			assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+			List<ILoggingEvent> events;
+			synchronized (logged) {
+				events = List.copyOf(logged.list);
+			}
+			assertThat(events).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
 				.as("what a poller logged as its stop interrupted its call")
 				.extracting(ILoggingEvent::getFormattedMessage)
 				.isEmpty();
+			assertThat(events).extracting(ILoggingEvent::getFormattedMessage)
+				.anyMatch((message) -> message.startsWith("Poller of topic \"outage\" bucket 0 stopped during a call"));
 		}
 		finally {
 			pollerLogger.detachAppender(logged);
+			pollerLogger.setLevel(levelBefore);
 			server.start();
 		}
 	}

@@ -379,8 +379,8 @@ final class DuePoller {
 			this.redisClock.forget(); // the server that answers next may be another (a failover), with another clock
 			stopping = this.stopped;
 		}
-		if (stopping) {
-			// its stop interrupted the call, or gave up waiting for it: nothing is retried, and nothing went wrong
+		if (stopping && ex instanceof RuntimeException) {
+			// its stop interrupted the call, or closed what it used: nothing is retried (an Error is logged all the same)
 			RecoveryLogging.quietly(() -> logger.debug("Poller of topic \"{}\" bucket {} stopped during a call: {}",
 					this.keys.topic(), this.keys.index(), ex.toString()));
 			return 0;

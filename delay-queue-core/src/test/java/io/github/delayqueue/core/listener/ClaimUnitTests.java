@@ -85,6 +85,7 @@ class ClaimUnitTests {
 		claim.interruptHandler();
 
 		worker.join(10_000);
+		assertThat(worker.isAlive()).isFalse();
 		assertThat(interrupted).isTrue();
 	}
 
@@ -117,6 +118,7 @@ class ClaimUnitTests {
 		stopDone.countDown();
 
 		worker.join(10_000);
+		assertThat(worker.isAlive()).isFalse();
 		assertThat(interruptedAfter).as("the worker's thread, after the handler ended").isFalse();
 	}
 
