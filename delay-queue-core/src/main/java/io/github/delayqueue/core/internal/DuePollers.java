@@ -75,7 +75,11 @@ public final class DuePollers implements AutoCloseable {
 
 	private RedisMessageListenerContainer subscriptions;
 
+	/** Delivers the subscription's wake-ups and notifications. */
 	private ExecutorService subscriptionThread;
+
+	/** Runs a blocking client's subscription (Jedis holds a thread while subscribed; Lettuce's does not). */
+	private ExecutorService subscriberThread;
 
 	public DuePollers(RedisConnectionFactory connectionFactory, KeyLayout keys, BucketOperations operations,
 			int batchSize, Duration maxWait, Duration deadLetterRetention, int deadLetterMaxCount) {
@@ -213,10 +217,12 @@ public final class DuePollers implements AutoCloseable {
 		ExecutorService runs = this.runs;
 		RedisMessageListenerContainer subscription = this.subscriptions;
 		ExecutorService subscriptionThread = this.subscriptionThread;
+		ExecutorService subscriberThread = this.subscriberThread;
 		this.scheduler = null;
 		this.runs = null;
 		this.subscriptions = null;
 		this.subscriptionThread = null;
+		this.subscriberThread = null;
 		this.subscribedTopics.clear();
 		timers.shutdownNow();
 		runs.shutdownNow();
@@ -228,7 +234,9 @@ public final class DuePollers implements AutoCloseable {
 				logger.debug("Failed to close the wake-up subscription", ex);
 			}
 			subscriptionThread.shutdownNow();
+			subscriberThread.shutdownNow();
 			awaitTermination(subscriptionThread);
+			awaitTermination(subscriberThread);
 		});
 		closing.start();
 		awaitTermination(timers);
@@ -265,6 +273,10 @@ public final class DuePollers implements AutoCloseable {
 		this.subscriptionThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
 				Threads.named("delay-queue-wakeups-", true), new ThreadPoolExecutor.DiscardPolicy());
 		container.setTaskExecutor(this.subscriptionThread);
+		// without an executor of its own, a blocking client's subscription would take the thread above for good,
+		// and no wake-up would be delivered
+		this.subscriberThread = Executors.newSingleThreadExecutor(Threads.named("delay-queue-wakeups-subscriber-", true));
+		container.setSubscriptionExecutor(this.subscriberThread);
 		container.afterPropertiesSet();
 		container.start();
 		return container;

@@ -1,0 +1,94 @@
+package io.github.delayqueue.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.core.listener.ContainerOptions;
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue through Jedis, the other client Spring Data Redis supports: scripts go through {@code RedisTemplate}
+ * rather than Lettuce's native connection, and the wake-up subscription blocks a thread of its own.
+ */
+@RedisTest
+class JedisIntegrationTests {
+
+	private static final String TOPIC = "jedis";
+
+	private JedisConnectionFactory connectionFactory;
+
+	private DelayQueue queue;
+
+	private DelayQueueListenerContainer container;
+
+	private String prefix;
+
+	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+	@BeforeEach
+	void start(RedisServer server) {
+		this.connectionFactory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.prefix = server.newKeyPrefix();
+		// a poller with nothing due sleeps max-wait: only a wake-up brings a job added meanwhile on time
+		this.queue = new DelayQueue(this.connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).maxWait(Duration.ofSeconds(30)).build());
+		this.container = new DelayQueueListenerContainer(this.queue, TOPIC,
+				(job) -> this.runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet(),
+				ContainerOptions.builder().concurrency(4).build());
+		this.container.start();
+	}
+
+	@AfterEach
+	void stop() {
+		this.container.stop();
+		this.queue.close();
+		TestRedis.assertOneStateEach(new StringRedisTemplate(this.connectionFactory), this.prefix);
+		this.connectionFactory.destroy();
+	}
+
+	@Test
+	void aJobAddedWhileThePollerSleepsRunsWhenDueNotAfterMaxWait() {
+		this.queue.add(Job.builder(TOPIC).id("first").payload("{}").build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.runs.containsKey("first"));
+
+		this.queue.add(Job.builder(TOPIC).id("woken").payload("{}").delay(Duration.ofMillis(300)).build());
+
+		// the 30 s max-wait would be the poller's next look without the wake-up
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.runs.containsKey("woken"));
+	}
+
+	@Test
+	void jobsDueOverASecondEachRunOnce() {
+		Random random = new Random(42);
+		int jobs = 300;
+		for (int i = 0; i < jobs; i++) {
+			this.queue.add(Job.builder(TOPIC).id("job-" + i).payload("{}")
+				.delay(Duration.ofMillis(random.nextInt(1000))).build());
+		}
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.runs.size() == jobs
+				&& this.queue.stats(TOPIC).reserved() == 0);
+		assertThat(this.runs.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+	}
+
+}
