@@ -14,7 +14,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.core.listener.ClaimCounts;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
@@ -238,6 +240,32 @@ class ListenerContainerIntegrationTests {
 		assertThat(finishBatches).hasSizeLessThan(rounds * concurrency);
 		assertThat(finishBatches.stream().mapToInt(Integer::intValue).max().orElse(0)).isGreaterThan(1);
 		assertThat(queue.stats("together")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+	}
+
+	@Test
+	void aHandlerStoppingItsOwnContainerHasItsJobFinishedAndTheStopCompletesAfterIt() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		AtomicReference<DelayQueueListenerContainer> self = new AtomicReference<>();
+		AtomicReference<Duration> stopCall = new AtomicReference<>();
+		Duration shutdownTimeout = Duration.ofSeconds(5);
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "self-stop", (job) -> {
+			long start = System.nanoTime();
+			self.get().stop();
+			stopCall.set(Duration.ofNanos(System.nanoTime() - start));
+		}, ContainerOptions.builder().concurrency(2).shutdownTimeout(shutdownTimeout).build());
+		self.set(container);
+		this.containers.add(container);
+		container.start();
+
+		queue.add(Job.builder("self-stop").id("last").payload("{}").build());
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> !container.isRunning() && container.claimCounts().held() == 0);
+		// waiting for the handlers to return, the stop would have waited for the one calling it
+		assertThat(stopCall.get()).as("stop() called from the container's own handler").isLessThan(shutdownTimeout);
+		assertThat(container.claimCounts()).extracting(ClaimCounts::finished, ClaimCounts::handedBack)
+			.containsExactly(1L, 0L);
+		assertThat(queue.stats("self-stop")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
 				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
 	}
 

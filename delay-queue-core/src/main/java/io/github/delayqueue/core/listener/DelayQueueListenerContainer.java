@@ -135,7 +135,19 @@ public class DelayQueueListenerContainer {
 		}
 	}
 
+	/**
+	 * Stops the container, as described above, and returns once it has stopped. Called by one of its own
+	 * handlers, it returns at once and stops on a thread of its own: a stop waits for the running handlers to
+	 * return, the calling one included, which would have it wait out the shutdown timeout and then hand that
+	 * handler's job back to run again.
+	 */
 	public final void stop() {
+		if (Worker.runsFor(this.claims)) {
+			Threads.named("delay-queue-" + this.topic + "-stopping-", false).newThread(this::stop).start();
+			logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns",
+					this.topic);
+			return;
+		}
 		this.lifecycleLock.lock();
 		try {
 			if (this.running) {

@@ -37,6 +37,9 @@ final class Worker implements Runnable {
 
 	private final CountDownLatch exited;
 
+	/** The claims of the container whose worker runs on this thread, while it runs. */
+	private static final ThreadLocal<Claims> running = new ThreadLocal<>();
+
 	Worker(DelayQueue queue, String topic, JobHandler handler, JobObserver observer, Claims claims,
 			JobCompleter completer, CountDownLatch exited) {
 		this.queue = queue;
@@ -48,8 +51,16 @@ final class Worker implements Runnable {
 		this.exited = exited;
 	}
 
+	/**
+	 * Whether the calling thread is one of the workers taking {@code claims}, as a handler of its container is.
+	 */
+	static boolean runsFor(Claims claims) {
+		return claims != null && running.get() == claims;
+	}
+
 	@Override
 	public void run() {
+		running.set(this.claims);
 		try {
 			Claim claim;
 			while ((claim = this.claims.nextWaiting()) != null) {
@@ -69,6 +80,7 @@ final class Worker implements Runnable {
 			// the container's own pool is shut down: nothing is left to run
 		}
 		finally {
+			running.remove(); // the thread may be a user executor's, and go on to other tasks
 			this.exited.countDown();
 		}
 	}
