@@ -76,6 +76,29 @@ class JedisIntegrationTests {
 	}
 
 	@Test
+	void closingAQueueEndsItsWakeUpSubscriptionAndItsThreads() {
+		int before = wakeUpThreads();
+		DelayQueue other = new DelayQueue(this.connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(this.prefix + "other:").build());
+		DelayQueueListenerContainer started = new DelayQueueListenerContainer(other, TOPIC, (job) -> {
+		}, ContainerOptions.builder().build());
+		started.start();
+		// Jedis subscribes on a thread of its own, beside the one delivering wake-ups
+		await().atMost(Duration.ofSeconds(10)).until(() -> wakeUpThreads() >= before + 2);
+
+		started.stop();
+		other.close();
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> wakeUpThreads() == before);
+	}
+
+	private static int wakeUpThreads() {
+		return (int) Thread.getAllStackTraces().keySet().stream()
+			.filter((thread) -> thread.getName().startsWith("delay-queue-wakeups-"))
+			.count();
+	}
+
+	@Test
 	void jobsDueOverASecondEachRunOnce() {
 		Random random = new Random(42);
 		int jobs = 300;

@@ -248,11 +248,18 @@ class ListenerContainerIntegrationTests {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		AtomicReference<DelayQueueListenerContainer> self = new AtomicReference<>();
 		AtomicReference<Duration> stopCall = new AtomicReference<>();
+		AtomicReference<Throwable> startAgain = new AtomicReference<>();
 		Duration shutdownTimeout = Duration.ofSeconds(5);
 		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "self-stop", (job) -> {
 			long start = System.nanoTime();
 			self.get().stop();
 			stopCall.set(Duration.ofNanos(System.nanoTime() - start));
+			try {
+				self.get().start(); // would wait for the stop, which waits for this handler
+			}
+			catch (Throwable ex) {
+				startAgain.set(ex);
+			}
 		}, ContainerOptions.builder().concurrency(2).shutdownTimeout(shutdownTimeout).build());
 		self.set(container);
 		this.containers.add(container);
@@ -260,9 +267,13 @@ class ListenerContainerIntegrationTests {
 
 		queue.add(Job.builder("self-stop").id("last").payload("{}").build());
 
-		await().atMost(Duration.ofSeconds(30)).until(() -> !container.isRunning() && container.claimCounts().held() == 0);
+		// stopped whole: polling ends last, and no thread of the container is left
+		await().atMost(Duration.ofSeconds(30)).until(() -> !container.isRunning() && !queue.isPolling("self-stop")
+				&& Thread.getAllStackTraces().keySet().stream()
+					.noneMatch((thread) -> thread.getName().startsWith("delay-queue-self-stop-")));
 		// waiting for the handlers to return, the stop would have waited for the one calling it
 		assertThat(stopCall.get()).as("stop() called from the container's own handler").isLessThan(shutdownTimeout);
+		assertThat(startAgain.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("is stopping");
 		assertThat(container.claimCounts()).extracting(ClaimCounts::finished, ClaimCounts::handedBack)
 			.containsExactly(1L, 0L);
 		assertThat(queue.stats("self-stop")).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,

@@ -101,21 +101,34 @@ public final class DuePollers implements AutoCloseable {
 		if (this.users.merge(topic, 1, Integer::sum) > 1) {
 			return;
 		}
-		if (this.scheduler == null) {
-			this.scheduler = Executors.newSingleThreadScheduledExecutor(Threads.named("delay-queue-poller-timer-", true));
-			this.runs = Executors.newCachedThreadPool(Threads.named("delay-queue-poller-", true));
-			this.subscriptions = newSubscriptionContainer();
+		try {
+			if (this.scheduler == null) {
+				this.scheduler = Executors
+					.newSingleThreadScheduledExecutor(Threads.named("delay-queue-poller-timer-", true));
+				this.runs = Executors.newCachedThreadPool(Threads.named("delay-queue-poller-", true));
+				this.subscriptions = newSubscriptionContainer();
+			}
+			if (!this.subscribedTopics.contains(topic)) {
+				// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and
+				// unsubscribing would block for the command timeout when Redis is down
+				this.subscriptions.addMessageListener(new WakeUps(topic),
+						new ChannelTopic(this.keys.wakeChannel(topic)));
+				this.subscribedTopics.add(topic);
+			}
+		}
+		catch (RuntimeException | Error ex) {
+			// not polled: the caller's start fails, and a later one tries again from the start
+			this.users.remove(topic);
+			if (this.topics.isEmpty()) {
+				stopSharedThreads();
+			}
+			throw ex;
 		}
 		List<DuePoller> pollers = this.keys.buckets(topic)
 			.stream()
 			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.runs, this.batchSize,
 					this.maxWait, this.trimmer, this.claimers))
 			.toList();
-		if (this.subscribedTopics.add(topic)) {
-			// kept while any topic is polled: a wake-up for a topic no longer polled is ignored, and unsubscribing
-			// would block for the command timeout when Redis is down
-			this.subscriptions.addMessageListener(new WakeUps(topic), new ChannelTopic(this.keys.wakeChannel(topic)));
-		}
 		this.topics.put(topic, new TopicPollers(pollers));
 		pollers.forEach(DuePoller::start);
 	}
@@ -226,6 +239,27 @@ public final class DuePollers implements AutoCloseable {
 		this.subscribedTopics.clear();
 		timers.shutdownNow();
 		runs.shutdownNow();
+		Thread closing = (subscription != null)
+				? closeSubscription(subscription, subscriptionThread, subscriberThread) : null;
+		awaitTermination(timers);
+		awaitTermination(runs);
+		try {
+			if (closing != null) {
+				closing.join(SUBSCRIPTION_CLOSE_WAIT_MILLIS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Closes the wake-up subscription and stops its threads, on a thread of its own, which it returns started.
+	 */
+	private static Thread closeSubscription(RedisMessageListenerContainer subscription,
+			ExecutorService subscriptionThread, ExecutorService subscriberThread) {
+		// no subscription is made again from here on (a retry after a failed one): it would stay for good
+		subscriberThread.shutdown();
 		Thread closing = Threads.named("delay-queue-closing-wakeups-", true).newThread(() -> {
 			try {
 				subscription.destroy();
@@ -235,18 +269,13 @@ public final class DuePollers implements AutoCloseable {
 			}
 			subscriptionThread.shutdownNow();
 			subscriberThread.shutdownNow();
-			awaitTermination(subscriptionThread);
-			awaitTermination(subscriberThread);
+			if (!awaitTermination(subscriptionThread) || !awaitTermination(subscriberThread)) {
+				logger.warn("The wake-up subscription's threads have not ended 10 s after it was closed: one may still "
+						+ "wait for a Redis that does not answer");
+			}
 		});
 		closing.start();
-		awaitTermination(timers);
-		awaitTermination(runs);
-		try {
-			closing.join(SUBSCRIPTION_CLOSE_WAIT_MILLIS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		return closing;
 	}
 
 	private void wake(String topic, Message message) {
@@ -266,28 +295,39 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	private RedisMessageListenerContainer newSubscriptionContainer() {
-		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-		container.setConnectionFactory(this.connectionFactory);
 		// a notification arriving once the subscription is closed (an unsubscribe Redis confirmed late) has nothing
 		// left to tell: dropped, not rejected by the stopped thread, which Lettuce would log as an error
-		this.subscriptionThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+		ExecutorService delivering = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
 				Threads.named("delay-queue-wakeups-", true), new ThreadPoolExecutor.DiscardPolicy());
-		container.setTaskExecutor(this.subscriptionThread);
-		// without an executor of its own, a blocking client's subscription would take the thread above for good,
-		// and no wake-up would be delivered
-		this.subscriberThread = Executors.newSingleThreadExecutor(Threads.named("delay-queue-wakeups-subscriber-", true));
-		container.setSubscriptionExecutor(this.subscriberThread);
-		container.afterPropertiesSet();
-		container.start();
+		// a blocking client's subscription (Jedis's) holds its thread while subscribed: on that one, it would keep
+		// every wake-up from being delivered; scheduled, so that a failed subscription's retries are scheduled
+		// by Spring Data Redis rather than slept on that thread
+		ExecutorService subscribing = Executors
+			.newSingleThreadScheduledExecutor(Threads.named("delay-queue-wakeups-subscriber-", true));
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(this.connectionFactory);
+		container.setTaskExecutor(delivering);
+		container.setSubscriptionExecutor(subscribing);
+		try {
+			container.afterPropertiesSet();
+			container.start();
+		}
+		catch (RuntimeException | Error ex) {
+			closeSubscription(container, delivering, subscribing);
+			throw ex;
+		}
+		this.subscriptionThread = delivering;
+		this.subscriberThread = subscribing;
 		return container;
 	}
 
-	private static void awaitTermination(ExecutorService executor) {
+	private static boolean awaitTermination(ExecutorService executor) {
 		try {
-			executor.awaitTermination(10, TimeUnit.SECONDS);
+			return executor.awaitTermination(10, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			return false;
 		}
 	}
 

@@ -81,6 +81,9 @@ public class DelayQueueListenerContainer {
 
 	private ConsumerHeartbeat heartbeat;
 
+	/** Guarded by this: the thread stopping the container as one of its handlers asked, while it runs. */
+	private volatile Thread stopAfterHandler;
+
 	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
 		this.queue = queue;
 		this.topic = Job.checkTopic(topic);
@@ -123,7 +126,17 @@ public class DelayQueueListenerContainer {
 		return this.ended.get(outcome).get();
 	}
 
+	/**
+	 * Starts the container, if it is not running.
+	 * @throws IllegalStateException when called by one of its own handlers after that handler called
+	 * {@link #stop()}, while that stop is under way: it would wait for the stop, which waits for the handler
+	 */
 	public final void start() {
+		if (this.stopAfterHandler != null && Worker.runsFor(this.claims)) {
+			throw new IllegalStateException("The listener container of topic \"" + this.topic + "\" is stopping, as "
+					+ "one of its handlers asked, and cannot be started again from one of them before it has stopped; "
+					+ "start it from another thread once isRunning() is false");
+		}
 		this.lifecycleLock.lock();
 		try {
 			if (!this.running) {
@@ -142,10 +155,9 @@ public class DelayQueueListenerContainer {
 	 * handler's job back to run again.
 	 */
 	public final void stop() {
-		if (Worker.runsFor(this.claims)) {
-			Threads.named("delay-queue-" + this.topic + "-stopping-", false).newThread(this::stop).start();
-			logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns",
-					this.topic);
+		Claims current = this.claims;
+		if (Worker.runsFor(current)) {
+			stopAfterHandler(current);
 			return;
 		}
 		this.lifecycleLock.lock();
@@ -157,6 +169,38 @@ public class DelayQueueListenerContainer {
 		finally {
 			this.lifecycleLock.unlock();
 		}
+	}
+
+	/**
+	 * Stops the container on a thread of its own, for one of its handlers: the start whose claims that handler
+	 * runs, not one made after it. Not a daemon thread: the stop hands back or finishes jobs, which a JVM exiting
+	 * under it would leave leased.
+	 */
+	private void stopAfterHandler(Claims started) {
+		synchronized (this) {
+			if (this.stopAfterHandler != null) {
+				return; // another handler asked first
+			}
+			this.stopAfterHandler = new Thread(() -> {
+				this.lifecycleLock.lock();
+				try {
+					if (this.running && this.claims == started) {
+						doStop();
+					}
+				}
+				catch (RuntimeException | Error ex) {
+					logger.error("Stopping listener container of topic \"{}\" failed", this.topic, ex);
+				}
+				finally {
+					synchronized (this) {
+						this.stopAfterHandler = null;
+					}
+					this.lifecycleLock.unlock();
+				}
+			}, "delay-queue-" + this.topic + "-stopping");
+			this.stopAfterHandler.start();
+		}
+		logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns", this.topic);
 	}
 
 	protected void doStart() {

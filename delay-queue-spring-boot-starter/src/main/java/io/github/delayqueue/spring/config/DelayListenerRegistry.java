@@ -137,9 +137,9 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 	}
 
 	private void stopContainers() {
+		// every one, running or not: a stop already under way (one a handler asked for) is waited for
 		List<DelayQueueListenerContainer> containers = listeners().stream()
 			.map((listener) -> listener.container)
-			.filter(DelayQueueListenerContainer::isRunning)
 			.toList();
 		if (containers.size() == 1) {
 			containers.get(0).stop();
