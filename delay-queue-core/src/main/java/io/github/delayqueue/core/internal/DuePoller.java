@@ -380,7 +380,7 @@ final class DuePoller {
 			stopping = this.stopped;
 		}
 		if (stopping && ex instanceof RuntimeException) {
-			// its stop interrupted the call, or closed what it used: nothing is retried (an Error is logged all the same)
+			// its stop interrupted the call, or closed what it used: nothing is retried (an Error is logged as ever)
 			RecoveryLogging.quietly(() -> logger.debug("Poller of topic \"{}\" bucket {} stopped during a call: {}",
 					this.keys.topic(), this.keys.index(), ex.toString()));
 			return 0;

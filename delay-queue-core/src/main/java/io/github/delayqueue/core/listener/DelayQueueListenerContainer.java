@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.IntStream;
@@ -81,8 +82,8 @@ public class DelayQueueListenerContainer {
 
 	private ConsumerHeartbeat heartbeat;
 
-	/** Guarded by this: the thread stopping the container as one of its handlers asked, while it runs. */
-	private volatile Thread stopAfterHandler;
+	/** Stops one of its handlers asked for, not yet done. */
+	private final AtomicInteger handlerStopsPending = new AtomicInteger();
 
 	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
 		this.queue = queue;
@@ -132,7 +133,7 @@ public class DelayQueueListenerContainer {
 	 * {@link #stop()}, while that stop is under way: it would wait for the stop, which waits for the handler
 	 */
 	public final void start() {
-		if (this.stopAfterHandler != null && Worker.runsFor(this.claims)) {
+		if (this.handlerStopsPending.get() > 0 && Worker.runsFor(this.claims)) {
 			throw new IllegalStateException("The listener container of topic \"" + this.topic + "\" is stopping, as "
 					+ "one of its handlers asked, and cannot be started again from one of them before it has stopped; "
 					+ "start it from another thread once isRunning() is false");
@@ -173,32 +174,32 @@ public class DelayQueueListenerContainer {
 
 	/**
 	 * Stops the container on a thread of its own, for one of its handlers: the start whose claims that handler
-	 * runs, not one made after it. Not a daemon thread: the stop hands back or finishes jobs, which a JVM exiting
-	 * under it would leave leased.
+	 * runs, not one made after it (a handler asking again, or another, finds it stopped). Not a daemon thread: the
+	 * stop hands back or finishes jobs, which a JVM exiting under it would leave leased.
 	 */
 	private void stopAfterHandler(Claims started) {
-		synchronized (this) {
-			if (this.stopAfterHandler != null) {
-				return; // another handler asked first
+		this.handlerStopsPending.incrementAndGet();
+		Thread stopping = new Thread(() -> {
+			this.lifecycleLock.lock();
+			try {
+				if (this.running && this.claims == started) {
+					doStop();
+				}
 			}
-			this.stopAfterHandler = new Thread(() -> {
-				this.lifecycleLock.lock();
-				try {
-					if (this.running && this.claims == started) {
-						doStop();
-					}
-				}
-				catch (RuntimeException | Error ex) {
-					logger.error("Stopping listener container of topic \"{}\" failed", this.topic, ex);
-				}
-				finally {
-					synchronized (this) {
-						this.stopAfterHandler = null;
-					}
-					this.lifecycleLock.unlock();
-				}
-			}, "delay-queue-" + this.topic + "-stopping");
-			this.stopAfterHandler.start();
+			catch (RuntimeException | Error ex) {
+				logger.error("Stopping listener container of topic \"{}\" failed", this.topic, ex);
+			}
+			finally {
+				this.handlerStopsPending.decrementAndGet();
+				this.lifecycleLock.unlock();
+			}
+		}, "delay-queue-" + this.topic + "-stopping");
+		try {
+			stopping.start();
+		}
+		catch (RuntimeException | Error ex) {
+			this.handlerStopsPending.decrementAndGet();
+			throw ex;
 		}
 		logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns", this.topic);
 	}
