@@ -9,6 +9,7 @@ import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongBinaryOperator;
 
@@ -53,6 +54,9 @@ final class Claims {
 
 	/** When the last claim was made, ms on the Redis clock; -1 before the first. */
 	private final AtomicLong lastClaimMillis = new AtomicLong(-1);
+
+	/** Stops of the container its handlers asked for while these were its claims, not yet done. */
+	private final AtomicInteger stopsAskedByHandlers = new AtomicInteger();
 
 	/** Guarded by this: whether claims are still queued for workers. */
 	private boolean open = true;
@@ -338,6 +342,13 @@ final class Claims {
 	 */
 	long lastClaimMillis() {
 		return this.lastClaimMillis.get();
+	}
+
+	/**
+	 * Counts the stops of the container its handlers asked for, while these are its claims, until each is done.
+	 */
+	AtomicInteger stopsAskedByHandlers() {
+		return this.stopsAskedByHandlers;
 	}
 
 }

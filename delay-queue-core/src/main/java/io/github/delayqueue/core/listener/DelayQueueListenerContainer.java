@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.IntStream;
@@ -82,9 +81,6 @@ public class DelayQueueListenerContainer {
 
 	private ConsumerHeartbeat heartbeat;
 
-	/** Stops one of its handlers asked for, not yet done. */
-	private final AtomicInteger handlerStopsPending = new AtomicInteger();
-
 	public DelayQueueListenerContainer(DelayQueue queue, String topic, JobHandler handler, ContainerOptions options) {
 		this.queue = queue;
 		this.topic = Job.checkTopic(topic);
@@ -133,7 +129,8 @@ public class DelayQueueListenerContainer {
 	 * {@link #stop()}, while that stop is under way: it would wait for the stop, which waits for the handler
 	 */
 	public final void start() {
-		if (this.handlerStopsPending.get() > 0 && Worker.runsFor(this.claims)) {
+		Claims current = this.claims;
+		if (Worker.runsFor(current) && current.stopsAskedByHandlers().get() > 0) {
 			throw new IllegalStateException("The listener container of topic \"" + this.topic + "\" is stopping, as "
 					+ "one of its handlers asked, and cannot be started again from one of them before it has stopped; "
 					+ "start it from another thread once isRunning() is false");
@@ -178,7 +175,6 @@ public class DelayQueueListenerContainer {
 	 * stop hands back or finishes jobs, which a JVM exiting under it would leave leased.
 	 */
 	private void stopAfterHandler(Claims started) {
-		this.handlerStopsPending.incrementAndGet();
 		Thread stopping = new Thread(() -> {
 			this.lifecycleLock.lock();
 			try {
@@ -190,15 +186,16 @@ public class DelayQueueListenerContainer {
 				logger.error("Stopping listener container of topic \"{}\" failed", this.topic, ex);
 			}
 			finally {
-				this.handlerStopsPending.decrementAndGet();
+				started.stopsAskedByHandlers().decrementAndGet();
 				this.lifecycleLock.unlock();
 			}
 		}, "delay-queue-" + this.topic + "-stopping");
+		started.stopsAskedByHandlers().incrementAndGet();
 		try {
 			stopping.start();
 		}
 		catch (RuntimeException | Error ex) {
-			this.handlerStopsPending.decrementAndGet();
+			started.stopsAskedByHandlers().decrementAndGet();
 			throw ex;
 		}
 		logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns", this.topic);
