@@ -45,12 +45,6 @@ final class Claim {
 	/** Counted down when the handler has returned or thrown. */
 	private final CountDownLatch handlerEnded = new CountDownLatch(1);
 
-	/**
-	 * Guarded by this: whether the handler runs on {@link #worker}, from its start until it has ended; only then
-	 * may a stop interrupt that thread, which may run anything after.
-	 */
-	private boolean handlerRunning;
-
 	Claim(ReservedJob job, int bucket) {
 		this.job = job;
 		this.bucket = bucket;
@@ -88,10 +82,7 @@ final class Claim {
 	 * @return whether the worker may run it; {@code false} when a stop took the claim over meanwhile
 	 */
 	boolean start() {
-		synchronized (this) {
-			this.handlerRunning = this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
-			return this.handlerRunning;
-		}
+		return this.stage.compareAndSet(Stage.PREPARING, Stage.RUNNING);
 	}
 
 	/**
@@ -138,20 +129,17 @@ final class Claim {
 	 * Records that the claim's handler has returned or thrown; called by its worker, which is interrupted for this
 	 * claim no more after it (an interrupt that came before is the worker's to clear).
 	 */
-	void handlerEnded() {
-		synchronized (this) {
-			this.handlerRunning = false;
-		}
+	synchronized void handlerEnded() {
 		this.handlerEnded.countDown();
 	}
 
 	/**
-	 * Interrupts the claim's handler, for a stop that took the claim over as it ran, if it still runs: once it
-	 * has ended, its worker's thread may already run something else (the next job, or another task of a
-	 * user's executor), which the interrupt must not reach.
+	 * Interrupts the claim's handler, for a stop that took the claim over as it ran ({@code RUNNING}), if it still
+	 * runs: once it has ended, its worker's thread may already run something else (the next job, or another task
+	 * of a user's executor), which the interrupt must not reach. Under the claim's lock, as the end is recorded.
 	 */
 	synchronized void interruptHandler() {
-		if (this.handlerRunning) {
+		if (this.handlerEnded.getCount() > 0) {
 			this.worker.interrupt();
 		}
 	}

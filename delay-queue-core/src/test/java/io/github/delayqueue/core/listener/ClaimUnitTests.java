@@ -71,7 +71,7 @@ class ClaimUnitTests {
 			claim.start();
 			running.countDown();
 			try {
-				Thread.sleep(30_000); // the handler
+				new CountDownLatch(1).await(); // the handler, until interrupted
 			}
 			catch (InterruptedException ex) {
 				interrupted.set(true);
