@@ -12,12 +12,16 @@ import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobPolicy;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.BucketOperations;
+import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * delay-queue as the benchmarks drive it: a {@link DelayQueue} with default options on its own Lettuce
@@ -34,6 +38,13 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 
 	private final DelayQueue queue;
 
+	/** For scenario 7's due claims: the queue's own script calls, below its public API. */
+	private final StringRedisTemplate redis;
+
+	private final BucketOperations operations;
+
+	private final BucketKeys bucket;
+
 	DelayQueueUnderTest(String host, int port) {
 		this(host, port, 1);
 	}
@@ -47,6 +58,9 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(KEY_PREFIX).buckets(buckets).build());
+		this.redis = new StringRedisTemplate(this.connectionFactory);
+		this.operations = new BucketOperations(this.redis);
+		this.bucket = new KeyLayout(KEY_PREFIX, (topic) -> buckets).bucket(TOPIC, 0);
 	}
 
 	@Override
@@ -91,6 +105,45 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 			claimed += held.size();
 		}
 		while (!held.isEmpty());
+		return claimed;
+	}
+
+	/**
+	 * The ids of the {@code count} jobs of the topic that fall due first, lowest due time first.
+	 */
+	List<String> firstDelayedIds(int count) {
+		return List.copyOf(this.redis.opsForZSet().range(this.bucket.delayed(), 0, count - 1));
+	}
+
+	/**
+	 * Makes each of {@code ids}, jobs in the delayed set, due: one {@code ZADD} each, scoring them long past, in
+	 * order (without claiming them).
+	 */
+	void makeDue(List<String> ids) {
+		for (int i = 0; i < ids.size(); i++) {
+			makeDue(ids.get(i), i);
+		}
+	}
+
+	private void makeDue(String id, int order) {
+		this.redis.opsForZSet().add(this.bucket.delayed(), id, order + 1);
+	}
+
+	/**
+	 * Claims {@code ids}, jobs in the delayed set, as a poller does when jobs fall due one at a time (at 1,000
+	 * jobs/s): each is made due as {@link #makeDue} does, then claimed by a poller's claim with room for
+	 * {@code room}, which reads the delayed set ahead for when the next job falls due and finishes the job the
+	 * claim before took. The last job claimed is finished after. Returns how many jobs the claims took.
+	 */
+	int claimEachAsItFallsDue(List<String> ids, int room) {
+		List<ReservedJob> held = List.of();
+		int claimed = 0;
+		for (int i = 0; i < ids.size(); i++) {
+			makeDue(ids.get(i), i);
+			held = this.operations.finishAndClaimDue(this.bucket, held, room, JobPolicy.AS_ADDED).claimed().jobs();
+			claimed += held.size();
+		}
+		this.queue.finishAll(held);
 		return claimed;
 	}
 

@@ -24,7 +24,9 @@ import java.util.stream.Stream;
  * from zeroing callgrind's counters to dumping them: the server reading the requests, running the scripts and
  * writing the replies, and its own timer work in that time. The claims take {@code adds} due jobs in batches
  * of {@link #CLAIM_BATCHES}, each call finishing the jobs the call before claimed, as a consumer with a backlog
- * does (Redisson's delayed queue has no claim to set beside them). Skipped, with a line saying so, when
+ * does (Redisson's delayed queue has no claim to set beside them), and for a poller's claim of the one job just
+ * due with the finish of the one before (the call a consumer pays per job at 1,000 jobs/s, see
+ * {@link #countDueClaims}). Skipped, with a line saying so, when
  * {@code valgrind} or {@code callgrind_control} is not on the PATH.
  */
 final class InstructionsScenario {
@@ -32,6 +34,9 @@ final class InstructionsScenario {
 	private static final int WARMUP = 200;
 
 	private static final int[] CLAIM_BATCHES = { 1, 8, 64 };
+
+	/** Room of the poller's due claims counted: the most for which one reads the delayed set ahead (claim.lua). */
+	private static final int DUE_CLAIM_ROOM = 32;
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
@@ -53,6 +58,7 @@ final class InstructionsScenario {
 		Map<Side, Double> perBatchedAdd = new LinkedHashMap<>();
 		Map<Integer, Double> perClaimedJob = new LinkedHashMap<>();
 		double perPing;
+		Double perDueClaim = null;
 		try (RedisServerProcess server = RedisServerProcess.start(valgrind, STARTUP)) {
 			Callgrind callgrind = new Callgrind(server);
 			String host = RedisServerProcess.HOST;
@@ -82,6 +88,10 @@ final class InstructionsScenario {
 						Context.log("  %-11s %,10.0f instructions per job claimed and finished, in batches of %d",
 								Side.DELAY_QUEUE.label(), perClaimedJob.get(batch), batch);
 					}
+					admin.reset();
+					perDueClaim = countDueClaims(callgrind, host, server.port(), adds);
+					Context.log("  %-11s %,10.0f instructions per poller's claim of the one job just due, with room for "
+							+ "%d, finishing the job before", Side.DELAY_QUEUE.label(), perDueClaim, DUE_CLAIM_ROOM);
 				}
 			}
 		}
@@ -110,6 +120,43 @@ final class InstructionsScenario {
 					String.format("Redis instructions per job claimed and finished, batches of %d", batch), "instructions",
 					instructions, null)
 				.note(String.format("delay-queue only; callgrind, %,d due jobs, each call finishing the batch before", adds))));
+		if (perDueClaim != null) {
+			this.context.results()
+				.add(Row.of("instructions.dueClaim", "7 instructions",
+						"Redis instructions per poller's claim of the one job just due, finishing the one before",
+						"instructions", perDueClaim, null)
+					.note(String.format("delay-queue only; callgrind, %,d claims with room for %d, each after a ZADD "
+							+ "that made its job due, less as many ZADDs counted alone: the call a consumer pays per "
+							+ "job at 1,000 jobs/s", adds, DUE_CLAIM_ROOM)));
+		}
+	}
+
+	/**
+	 * The instructions of a poller's claim of the one job just due, with room for {@value #DUE_CLAIM_ROOM}
+	 * (reading ahead for when the next falls due) and finishing the job the claim before took, as at 1,000 jobs/s:
+	 * {@code jobs} far delayed jobs are made due one at a time by a {@code ZADD} from this client, each claimed
+	 * after its {@code ZADD}; as many {@code ZADD}s alone, of other jobs, are counted too and taken off.
+	 */
+	private static double countDueClaims(Callgrind callgrind, String host, int port, int jobs) {
+		try (DelayQueueUnderTest queue = new DelayQueueUnderTest(host, port)) {
+			int total = 2 * jobs + WARMUP + DUE_CLAIM_ROOM;
+			queue.addAll(IntStream.range(0, total).mapToObj((i) -> Payloads.of(i, 0)).toList(),
+					IntStream.range(0, total).mapToLong((i) -> Context.farDelayMillis()).toArray());
+			List<String> ids = queue.firstDelayedIds(2 * jobs + WARMUP);
+			List<String> warmup = ids.subList(0, WARMUP);
+			List<String> madeDueAlone = ids.subList(WARMUP, WARMUP + jobs);
+			List<String> claimed = ids.subList(WARMUP + jobs, WARMUP + 2 * jobs);
+			queue.claimEachAsItFallsDue(warmup, DUE_CLAIM_ROOM);
+			double zadds = callgrind.count("due-zadds", jobs, () -> queue.makeDue(madeDueAlone));
+			queue.drainInBatches(64);
+			int[] taken = { 0 };
+			double zaddsAndClaims = callgrind.count("due-claims", jobs,
+					() -> taken[0] = queue.claimEachAsItFallsDue(claimed, DUE_CLAIM_ROOM));
+			if (taken[0] != jobs) {
+				throw new IllegalStateException("The due claims took " + taken[0] + " of " + jobs + " jobs made due");
+			}
+			return zaddsAndClaims - zadds;
+		}
 	}
 
 	/**
