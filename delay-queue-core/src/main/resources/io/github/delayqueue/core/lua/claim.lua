@@ -193,14 +193,24 @@ end
 -- A poller's claim of a few jobs reads the delayed set one job further than it wants: the first job it leaves
 -- is the next to fall due, which the poller asks for (next_delayed: its due time, -1 when none is left; nil when
 -- not read so, and the head is read at the end). A larger claim reads only the due jobs, as a consumer's does.
-local NEXT_DUE_READ_AHEAD = 32
+-- The poller's claim reads the lowest FIRST_READ + 1 jobs first, and the rest it may take (and the one after
+-- them) only when all of those are due: a poller claims as jobs fall due, most often one or two, and Redis writes
+-- the score of every job read as text (a ZRANGE of 33 jobs WITHSCORES cost Redis 7.0 6.4 us, of 3 jobs 0.8 us:
+-- README, "What a claim costs Redis").
+local NEXT_DUE_READ_AHEAD, FIRST_READ = 32, 2
 local next_delayed
 if #ids < most then
   local want = most - #ids
   local read_ahead = ARGV[8] == '1' and want <= NEXT_DUE_READ_AHEAD
   local lowest
   if read_ahead then
-    lowest = redis.call('ZRANGE', delayed, '0', int(want), 'WITHSCORES')
+    lowest = redis.call('ZRANGE', delayed, '0', int(math.min(want, FIRST_READ)), 'WITHSCORES')
+    if want > FIRST_READ and #lowest == 2 * (FIRST_READ + 1) and tonumber(lowest[#lowest]) <= now then
+      local rest = redis.call('ZRANGE', delayed, int(FIRST_READ + 1), int(want), 'WITHSCORES')
+      for i = 1, #rest do
+        lowest[#lowest + 1] = rest[i]
+      end
+    end
   else
     lowest = redis.call('ZRANGEBYSCORE', delayed, '-inf', int(now), 'WITHSCORES', 'LIMIT', '0', int(want))
   end

@@ -111,6 +111,57 @@ class DueClaimScriptIntegrationTests {
 	}
 
 	@Test
+	void aDueClaimFindingMoreDueThanItsFirstReadTakesThemAllInDueOrderAndSaysWhenTheNextFallsDue() {
+		Instant later = Instant.now().plusSeconds(600);
+		for (int i = 1; i <= 5; i++) {
+			addDelayedDueAlready("due-" + i, 60 - i);
+		}
+		addDueAt("later", later);
+
+		ClaimResult claimed = this.operations.claimDue(this.bucket, 8, JobPolicy.AS_ADDED);
+
+		assertThat(claimed.jobs()).extracting(ReservedJob::id)
+			.containsExactly("due-1", "due-2", "due-3", "due-4", "due-5");
+		assertThat(claimed.nextDueMillis()).isEqualTo(later.toEpochMilli());
+		assertThat(this.redis.opsForZSet().range(this.bucket.delayed(), 0, -1)).containsExactly("later");
+		finish(claimed.jobs());
+		this.queue.cancel(TOPIC, "later");
+	}
+
+	@Test
+	void aDueClaimWhoseFirstReadIsAllDueAndNoMoreSaysWhenTheNextFallsDue() {
+		Instant later = Instant.now().plusSeconds(600);
+		for (int i = 1; i <= 3; i++) {
+			addDelayedDueAlready("due-" + i, 60 - i);
+		}
+		addDueAt("later", later);
+
+		ClaimResult claimed = this.operations.claimDue(this.bucket, 8, JobPolicy.AS_ADDED);
+
+		assertThat(claimed.jobs()).extracting(ReservedJob::id).containsExactly("due-1", "due-2", "due-3");
+		assertThat(claimed.nextDueMillis()).isEqualTo(later.toEpochMilli());
+		finish(claimed.jobs());
+		this.queue.cancel(TOPIC, "later");
+	}
+
+	@Test
+	void aDueClaimTakingFewerThanAreDueBeyondItsFirstReadSaysTheNextIsDueAlready() {
+		long[] dues = new long[6];
+		for (int i = 1; i <= 6; i++) {
+			dues[i - 1] = addDelayedDueAlready("due-" + i, 60 - i);
+		}
+
+		ClaimResult claimed = this.operations.claimDue(this.bucket, 4, JobPolicy.AS_ADDED);
+
+		assertThat(claimed.jobs()).extracting(ReservedJob::id).containsExactly("due-1", "due-2", "due-3", "due-4");
+		assertThat(claimed.nextDueMillis()).isEqualTo(dues[4]);
+		assertThat(claimed.readyLeft()).isEqualTo(2);
+		assertThat(this.redis.opsForZSet().range(this.bucket.delayed(), 0, -1)).containsExactly("due-5", "due-6");
+		finish(claimed.jobs());
+		finish(this.operations.claimDue(this.bucket, 4, JobPolicy.AS_ADDED).jobs());
+	}
+
+	@Test
 	void aDueClaimThatEmptiedTheDelayedSetSaysNoneIsLeft() {
 		addDelayedDueAlready("due", 10);
 
