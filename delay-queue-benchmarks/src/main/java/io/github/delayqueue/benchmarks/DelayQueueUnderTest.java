@@ -130,21 +130,27 @@ final class DelayQueueUnderTest implements QueueUnderTest {
 	}
 
 	/**
-	 * Claims {@code ids}, jobs in the delayed set, as a poller does when jobs fall due one at a time (at 1,000
-	 * jobs/s): each is made due as {@link #makeDue} does, then claimed by a poller's claim with room for
-	 * {@code room}, which reads the delayed set ahead for when the next job falls due and finishes the job the
-	 * claim before took. The last job claimed is finished after. Returns how many jobs the claims took.
+	 * Claims {@code ids}, jobs in the delayed set, as a poller does when jobs fall due one at a time: each is made
+	 * due as {@link #makeDue} does, then claimed by a poller's claim with room for {@code room}, which reads the
+	 * delayed set ahead for when the next job falls due and finishes the job the claim before took. Returns the
+	 * jobs the last claim took, still leased: {@link #finishAll} them.
+	 * @throws IllegalStateException when a claim took other than the one job made due
 	 */
-	int claimEachAsItFallsDue(List<String> ids, int room) {
+	List<ReservedJob> claimEachAsItFallsDue(List<String> ids, int room) {
 		List<ReservedJob> held = List.of();
-		int claimed = 0;
 		for (int i = 0; i < ids.size(); i++) {
 			makeDue(ids.get(i), i);
 			held = this.operations.finishAndClaimDue(this.bucket, held, room, JobPolicy.AS_ADDED).claimed().jobs();
-			claimed += held.size();
+			if (held.size() != 1 || !held.get(0).id().equals(ids.get(i))) {
+				throw new IllegalStateException("A due claim took " + held.size() + " job(s), not the one made due, \""
+						+ ids.get(i) + "\"");
+			}
 		}
-		this.queue.finishAll(held);
-		return claimed;
+		return held;
+	}
+
+	void finishAll(List<ReservedJob> jobs) {
+		this.queue.finishAll(jobs);
 	}
 
 	@Override

@@ -195,7 +195,7 @@ end
 -- not read so, and the head is read at the end). A larger claim reads only the due jobs, as a consumer's does.
 -- The poller's claim reads the lowest FIRST_READ + 1 jobs first, and the rest it may take (and the one after
 -- them) only when all of those are due: a poller claims as jobs fall due, most often one or two, and Redis writes
--- the score of every job read as text (a ZRANGE of 33 jobs WITHSCORES cost Redis 7.0 6.4 us, of 2 jobs 0.53 us:
+-- the score of every job read as text (a ZRANGE of 33 jobs WITHSCORES cost Redis 7.0 6.4 us, of 3 jobs 0.74 us:
 -- README, "What a claim costs Redis").
 local NEXT_DUE_READ_AHEAD, FIRST_READ = 32, 2
 local next_delayed

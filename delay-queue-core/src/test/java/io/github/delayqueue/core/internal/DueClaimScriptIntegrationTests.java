@@ -24,9 +24,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a poller's due claim answers besides the jobs: when the bucket's next delayed job falls due, read in
- * the same pass over the delayed set as the due jobs claimed, and read again when the claim itself enqueued a
- * job there.
+ * What a poller's due claim answers besides the jobs: when the bucket's next delayed job falls due, read with
+ * the due jobs claimed (the lowest three first, the rest only when all three are due), and read again when the
+ * claim itself enqueued a job there.
  */
 @RedisTest
 class DueClaimScriptIntegrationTests {
@@ -159,6 +159,22 @@ class DueClaimScriptIntegrationTests {
 		assertThat(this.redis.opsForZSet().range(this.bucket.delayed(), 0, -1)).containsExactly("due-5", "due-6");
 		finish(claimed.jobs());
 		finish(this.operations.claimDue(this.bucket, 4, JobPolicy.AS_ADDED).jobs());
+	}
+
+	@Test
+	void aDueClaimWithRoomForOneMoreThanItsFirstReadSaysWhenTheNextFallsDue() {
+		long[] dues = new long[5];
+		for (int i = 1; i <= 5; i++) {
+			dues[i - 1] = addDelayedDueAlready("due-" + i, 60 - i);
+		}
+
+		ClaimResult claimed = this.operations.claimDue(this.bucket, 3, JobPolicy.AS_ADDED);
+
+		assertThat(claimed.jobs()).extracting(ReservedJob::id).containsExactly("due-1", "due-2", "due-3");
+		assertThat(claimed.nextDueMillis()).isEqualTo(dues[3]);
+		assertThat(claimed.readyLeft()).isEqualTo(2);
+		finish(claimed.jobs());
+		finish(this.operations.claimDue(this.bucket, 3, JobPolicy.AS_ADDED).jobs());
 	}
 
 	@Test
