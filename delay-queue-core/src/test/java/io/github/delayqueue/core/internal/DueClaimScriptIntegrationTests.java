@@ -113,9 +113,7 @@ class DueClaimScriptIntegrationTests {
 	@Test
 	void aDueClaimFindingMoreDueThanItsFirstReadTakesThemAllInDueOrderAndSaysWhenTheNextFallsDue() {
 		Instant later = Instant.now().plusSeconds(600);
-		for (int i = 1; i <= 5; i++) {
-			addDelayedDueAlready("due-" + i, 60 - i);
-		}
+		addDelayedDueAlready(5);
 		addDueAt("later", later);
 
 		ClaimResult claimed = this.operations.claimDue(this.bucket, 8, JobPolicy.AS_ADDED);
@@ -131,9 +129,7 @@ class DueClaimScriptIntegrationTests {
 	@Test
 	void aDueClaimWhoseFirstReadIsAllDueAndNoMoreSaysWhenTheNextFallsDue() {
 		Instant later = Instant.now().plusSeconds(600);
-		for (int i = 1; i <= 3; i++) {
-			addDelayedDueAlready("due-" + i, 60 - i);
-		}
+		addDelayedDueAlready(3);
 		addDueAt("later", later);
 
 		ClaimResult claimed = this.operations.claimDue(this.bucket, 8, JobPolicy.AS_ADDED);
@@ -146,10 +142,7 @@ class DueClaimScriptIntegrationTests {
 
 	@Test
 	void aDueClaimTakingFewerThanAreDueBeyondItsFirstReadSaysTheNextIsDueAlready() {
-		long[] dues = new long[6];
-		for (int i = 1; i <= 6; i++) {
-			dues[i - 1] = addDelayedDueAlready("due-" + i, 60 - i);
-		}
+		long[] dues = addDelayedDueAlready(6);
 
 		ClaimResult claimed = this.operations.claimDue(this.bucket, 4, JobPolicy.AS_ADDED);
 
@@ -163,10 +156,7 @@ class DueClaimScriptIntegrationTests {
 
 	@Test
 	void aDueClaimWithRoomForOneMoreThanItsFirstReadSaysWhenTheNextFallsDue() {
-		long[] dues = new long[5];
-		for (int i = 1; i <= 5; i++) {
-			dues[i - 1] = addDelayedDueAlready("due-" + i, 60 - i);
-		}
+		long[] dues = addDelayedDueAlready(5);
 
 		ClaimResult claimed = this.operations.claimDue(this.bucket, 3, JobPolicy.AS_ADDED);
 
@@ -216,6 +206,18 @@ class DueClaimScriptIntegrationTests {
 				- millisAgo;
 		this.redis.opsForZSet().add(this.bucket.delayed(), id, due);
 		return due;
+	}
+
+	/**
+	 * Adds {@code count} jobs, "due-1" to "due-" + count, that fell due in that order (see
+	 * {@link #addDelayedDueAlready(String, long)}), and returns their due times.
+	 */
+	private long[] addDelayedDueAlready(int count) {
+		long[] dues = new long[count];
+		for (int i = 1; i <= count; i++) {
+			dues[i - 1] = addDelayedDueAlready("due-" + i, 60 - i);
+		}
+		return dues;
 	}
 
 	private void addDueAt(String id, Instant dueAt) {
