@@ -671,7 +671,9 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Hands a held job straight back to ready without counting the attempt, as a consumer that stops
-	 * before finishing does.
+	 * before finishing does. Called on an interrupted thread, it still waits for Redis's answer (within the command
+	 * timeout) and keeps the interrupt flag: the release is sent before any wait, so an interrupt could only hide
+	 * whether the job went back.
 	 * @return {@code false} when the lease was already lost
 	 */
 	public boolean release(ReservedJob job) {

@@ -414,10 +414,13 @@ public final class BucketOperations {
 	}
 
 	/**
-	 * Returns 1 released to ready, 0 no such job, -1 stale lease.
+	 * Returns 1 released to ready, 0 no such job, -1 stale lease; the reply waited for through an interrupt (the
+	 * flag is kept), as a stop's hand-back runs on interrupted threads and the release is sent whether anyone
+	 * waits or not: an interrupted wait would only hide that the job went back.
 	 */
 	public long release(BucketKeys keys, String id, String leaseToken) {
-		return (Long) call(this.scripts.release,
+		this.versionCheck.check();
+		return (Long) this.runner.callUninterruptibly(this.scripts.release,
 				List.of(keys.jobs(), keys.ready(), keys.reserved(), keys.signal()), id, leaseToken);
 	}
 

@@ -19,6 +19,9 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobState;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -117,6 +120,38 @@ class ClaimOwnershipIntegrationTests {
 		ClaimCounts counts = container.claimCounts();
 		assertThat(counts.ended()).isEqualTo(counts.claimed());
 		assertThat(counts.handedBack() + counts.unsettled() + counts.retried() + counts.dead()).isZero();
+	}
+
+	/**
+	 * A poller's due claim is answered through an interrupt (a stop's), and the job it took, met by a container
+	 * that stopped meanwhile, is handed back on that interrupted thread: the release reaches Redis whatever, so its
+	 * outcome is waited for, not lost to the interrupt (which once left the claim counted unsettled and logged "runs
+	 * again when its lease expires" for a job already back in ready).
+	 */
+	@Test
+	void aJobHandedBackOnAnInterruptedThreadIsCountedAsRedisHasIt() {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		queue.add(Job.builder("handed-back").id("late").payload("{}").ttr(Duration.ofMinutes(5)).build());
+		List<ReservedJob> claimed = await().atMost(Duration.ofSeconds(10))
+			.until(() -> queue.claim("handed-back", 1), (jobs) -> !jobs.isEmpty());
+		Map<ClaimOutcome, AtomicLong> ended = Claims.newCounts();
+		Claims claims = new Claims(queue, "handed-back", ClaimAhead.fixed(1, 0), new AtomicLong(), ended);
+		assertThat(claims.tryTakeRoom(1)).as("the place the claim was made in").isEqualTo(1);
+		claims.close();
+
+		Thread.currentThread().interrupt();
+		boolean interruptKept;
+		try {
+			claims.admit(claimed.get(0), 0);
+		}
+		finally {
+			interruptKept = Thread.interrupted();
+		}
+
+		assertThat(interruptKept).as("the interrupt flag, kept").isTrue();
+		assertThat(queue.find("handed-back", "late")).map(JobInfo::state).hasValue(JobState.READY);
+		assertThat(ended.get(ClaimOutcome.HANDED_BACK)).hasValue(1);
+		assertThat(ended.get(ClaimOutcome.UNSETTLED)).hasValue(0);
 	}
 
 	@Test
