@@ -110,6 +110,14 @@ public class DelayQueueListenerContainer {
 	}
 
 	/**
+	 * Whether the calling thread runs one of this container's handlers: {@link #stop()} called there returns at
+	 * once, and the container stops once that handler has returned.
+	 */
+	public boolean isHandlerThread() {
+		return Worker.runsFor(this.claims);
+	}
+
+	/**
 	 * Returns how this container's claims ended so far, and how many it holds now.
 	 */
 	public ClaimCounts claimCounts() {

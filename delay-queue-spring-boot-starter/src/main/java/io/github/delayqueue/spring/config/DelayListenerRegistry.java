@@ -128,7 +128,8 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 
 	/**
 	 * Stops every container, in parallel, and returns once all have stopped: within the shutdown timeout
-	 * plus the time to hand unfinished jobs back.
+	 * plus the time to hand unfinished jobs back. Called by a handler, it does not wait for that handler's
+	 * container, which stops once the handler returns (see {@link DelayQueueListenerContainer#stop()}).
 	 */
 	@Override
 	public void stop() {
@@ -147,6 +148,12 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 		}
 		List<Thread> stopping = new ArrayList<>(containers.size());
 		for (DelayQueueListenerContainer container : containers) {
+			if (container.isHandlerThread()) {
+				// called by one of its handlers: returns at once, the container stopping once that handler returns
+				// (stopped on a thread of the registry's, it would wait for the handler, which waits for it)
+				container.stop();
+				continue;
+			}
 			Thread thread = new Thread(container::stop, "delay-queue-stop-" + container.getTopic());
 			thread.start();
 			stopping.add(thread);

@@ -3,6 +3,7 @@ package io.github.delayqueue.spring.config;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
@@ -23,6 +24,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link DelayListenerRegistry}: containers start and stop with the application context, and a
@@ -108,6 +110,54 @@ class DelayListenerRegistryTests {
 				assertThat(listener.finished.getCount()).isZero();
 				assertThat(this.queue.find("slow", id)).isEmpty();
 			});
+	}
+
+	/**
+	 * A handler stopping every listener (as an application might from a job of its own): the registry stops the
+	 * container running that handler once the handler returns, not waiting for it, which would wait out the
+	 * shutdown timeout and hand the handler's own job back to run again.
+	 */
+	@Test
+	void aHandlerStoppingTheRegistryHasItsJobFinishedAndTheStopCompletesAfterIt() {
+		this.contextRunner.withBean(RegistryStoppingListener.class)
+			.withPropertyValues("delay-queue.listener.shutdown-timeout=10s")
+			.run((context) -> {
+				DelayListenerRegistry registry = context.getBean(DelayListenerRegistry.class);
+				RegistryStoppingListener listener = context.getBean(RegistryStoppingListener.class);
+				listener.registry = registry;
+				String id = context.getBean(DelayQueueTemplate.class).send("stopper", "x", Duration.ZERO);
+				assertThat(listener.stopped.await(30, TimeUnit.SECONDS)).as("registry.stop() returned").isTrue();
+				assertThat(listener.stopCall).as("registry.stop() called from a handler").isLessThan(Duration.ofSeconds(5));
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> registry.getListenerContainers().stream().noneMatch((container) -> container.isRunning()));
+				assertThat(this.queue.find("stopper", id)).isEmpty();
+				assertThat(listener.runs).hasValue(1);
+			});
+	}
+
+	static class RegistryStoppingListener {
+
+		volatile DelayListenerRegistry registry;
+
+		volatile Duration stopCall;
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		final CountDownLatch stopped = new CountDownLatch(1);
+
+		@DelayListener(topic = "stopper")
+		void handle(String payload) {
+			this.runs.incrementAndGet();
+			long start = System.nanoTime();
+			this.registry.stop();
+			this.stopCall = Duration.ofNanos(System.nanoTime() - start);
+			this.stopped.countDown();
+		}
+
+		@DelayListener(topic = "stopped-beside")
+		void other(String payload) {
+		}
+
 	}
 
 	static class IdleListeners {
