@@ -671,9 +671,10 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Hands a held job straight back to ready without counting the attempt, as a consumer that stops
-	 * before finishing does. Called on an interrupted thread, it still waits for Redis's answer (within the command
-	 * timeout) and keeps the interrupt flag: the release is sent before any wait, so an interrupt could only hide
-	 * whether the job went back.
+	 * before finishing does. Called on an interrupted thread, it still waits for Redis's answer (for about the
+	 * command timeout at most) and keeps the interrupt flag: the release is sent before any wait, so an interrupt
+	 * could only hide whether the job went back. (Without a shared native Lettuce connection, an interrupt coming
+	 * while it waits may still end the wait.)
 	 * @return {@code false} when the lease was already lost
 	 */
 	public boolean release(ReservedJob job) {

@@ -116,7 +116,17 @@ public final class ScriptRunner {
 	 */
 	public Object callUninterruptibly(RedisScript<?> script, List<String> keys, Object... args) {
 		if (this.lettuce == null) {
-			return this.redis.execute(script, keys, args);
+			// through RedisTemplate, the flag an interrupt set before is cleared for the call (Lettuce's wait would
+			// end at once, after sending it), though one coming during the call may still end its wait
+			boolean interrupted = Thread.interrupted();
+			try {
+				return this.redis.execute(script, keys, args);
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
 		}
 		return await(send(script, keys, args), false, this.timeoutNanos);
 	}

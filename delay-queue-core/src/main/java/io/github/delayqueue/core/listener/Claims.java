@@ -61,6 +61,12 @@ final class Claims {
 	/** Guarded by this: whether claims are still queued for workers. */
 	private boolean open = true;
 
+	/**
+	 * Whether a hand-back after the close failed: Redis is then taken to be unreachable, and claims met later are
+	 * not handed back (each would wait out the command timeout) but end unsettled, to run again after their lease.
+	 */
+	private volatile boolean handBacksFailing;
+
 	Claims(DelayQueue queue, String topic, ClaimAhead claimAhead, AtomicLong claimed,
 			Map<ClaimOutcome, AtomicLong> ended) {
 		this.queue = queue;
@@ -144,8 +150,15 @@ final class Claims {
 				return;
 			}
 		}
-		// never booked, so no stop takes it over: the fetcher hands it back itself
-		handBack(claim, "the container stopped as it claimed it");
+		// never booked, so no stop takes it over: the fetcher hands it back itself, unless one such hand-back failed
+		if (this.handBacksFailing) {
+			end(claim, ClaimOutcome.UNSETTLED);
+			RecoveryLogging.quietly(() -> logger.warn("Not handing job \"{}\" of topic \"{}\" back while Redis does "
+					+ "not answer; it runs again when its lease expires", job.id(), this.topic));
+		}
+		else if (!handBack(claim, "the container stopped as it claimed it")) {
+			this.handBacksFailing = true;
+		}
 	}
 
 	/**
@@ -235,6 +248,11 @@ final class Claims {
 	void handBackAll(List<Claim> claims, String why) {
 		for (int i = 0; i < claims.size(); i++) {
 			if (!handBack(claims.get(i), why)) {
+				synchronized (this) {
+					if (!this.open) {
+						this.handBacksFailing = true; // and claims met after the close are not tried either
+					}
+				}
 				List<Claim> rest = claims.subList(i + 1, claims.size());
 				rest.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
 				if (!rest.isEmpty()) {

@@ -105,13 +105,17 @@ public class DelayQueueListenerContainer {
 		return this.containerId;
 	}
 
+	/**
+	 * Whether the container runs: from {@link #start()} until the {@link #stop()} after it has ended, a stop one
+	 * of its handlers asked for included (which goes on after that handler's {@code stop()} returned).
+	 */
 	public boolean isRunning() {
 		return this.running;
 	}
 
 	/**
-	 * Whether the calling thread runs one of this container's handlers: {@link #stop()} called there returns at
-	 * once, and the container stops once that handler has returned.
+	 * Whether the calling thread is a worker of this container's current start, as its handlers' threads are:
+	 * {@link #stop()} called there returns at once, and the container stops once that handler has returned.
 	 */
 	public boolean isHandlerThread() {
 		return Worker.runsFor(this.claims);
@@ -169,7 +173,7 @@ public class DelayQueueListenerContainer {
 		this.lifecycleLock.lock();
 		try {
 			if (this.running) {
-				doStop();
+				stopNow();
 			}
 		}
 		finally {
@@ -187,7 +191,7 @@ public class DelayQueueListenerContainer {
 			this.lifecycleLock.lock();
 			try {
 				if (this.running && this.claims == started) {
-					doStop();
+					stopNow();
 				}
 			}
 			catch (RuntimeException | Error ex) {
@@ -207,6 +211,19 @@ public class DelayQueueListenerContainer {
 			throw ex;
 		}
 		logger.debug("Stopping listener container of topic \"{}\" once its handler calling stop() returns", this.topic);
+	}
+
+	/**
+	 * Stops the container, which counts as running until the stop has ended: a shutdown then waits for a stop
+	 * a handler asked for, finishing that handler's job, instead of closing what it still needs.
+	 */
+	private void stopNow() {
+		try {
+			doStop();
+		}
+		finally {
+			this.running = false;
+		}
 	}
 
 	protected void doStart() {
@@ -279,7 +296,6 @@ public class DelayQueueListenerContainer {
 	protected void doStop() {
 		// a stop goes to its end even on an interrupted thread, and keeps the interrupt for its caller
 		boolean interrupted = Thread.interrupted();
-		this.running = false;
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		Claims claims = this.claims;
 		for (BucketFetcher fetcher : this.fetchers) {

@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.listener;
 
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -152,6 +153,60 @@ class ClaimOwnershipIntegrationTests {
 		assertThat(queue.find("handed-back", "late")).map(JobInfo::state).hasValue(JobState.READY);
 		assertThat(ended.get(ClaimOutcome.HANDED_BACK)).hasValue(1);
 		assertThat(ended.get(ClaimOutcome.UNSETTLED)).hasValue(0);
+	}
+
+	/**
+	 * Jobs a due claim took, met after the container closed, are handed back one by one; once one hand-back fails,
+	 * Redis is taken to be unreachable and the rest are not tried (each would wait out the command timeout, which
+	 * a hand-back now waits through an interrupt): they end unsettled, to run again after their lease.
+	 */
+	@Test
+	void claimsMetAfterTheCloseAreNotHandedBackOnceAHandBackFailed() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		for (int i = 0; i < 3; i++) {
+			queue.add(Job.builder("unreachable").id("job-" + i).payload("{}").ttr(Duration.ofMinutes(5)).build());
+		}
+		List<ReservedJob> claimed = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			claimed.addAll(queue.claim("unreachable", 3 - claimed.size()));
+			return claimed.size() == 3;
+		});
+		// the hand-backs go to a Redis that is not there: the port of none
+		int noRedis;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			noRedis = socket.getLocalPort();
+		}
+		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), noRedis),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+		nowhere.afterPropertiesSet();
+		nowhere.start();
+		this.factories.add(nowhere);
+		DelayQueue unreachable = queue(nowhere, DelayQueueOptions.builder());
+		Map<ClaimOutcome, AtomicLong> ended = Claims.newCounts();
+		Claims claims = new Claims(unreachable, "unreachable", ClaimAhead.fixed(3, 0), new AtomicLong(), ended);
+		assertThat(claims.tryTakeRoom(1)).as("the places the claim was made in").isEqualTo(3);
+		claims.close();
+		ch.qos.logback.classic.Logger claimsLogger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Claims.class);
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		logged.start();
+		claimsLogger.addAppender(logged);
+		try {
+			claimed.forEach((job) -> claims.admit(job, 0));
+		}
+		finally {
+			claimsLogger.detachAppender(logged);
+		}
+
+		assertThat(ended.get(ClaimOutcome.UNSETTLED)).hasValue(3);
+		assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage)
+			.containsExactly(
+					"Could not hand job \"" + claimed.get(0).id() + "\" of topic \"unreachable\" back (the container "
+							+ "stopped as it claimed it); it runs again when its lease expires",
+					"Not handing job \"" + claimed.get(1).id() + "\" of topic \"unreachable\" back while Redis does not "
+							+ "answer; it runs again when its lease expires",
+					"Not handing job \"" + claimed.get(2).id() + "\" of topic \"unreachable\" back while Redis does not "
+							+ "answer; it runs again when its lease expires");
 	}
 
 	@Test

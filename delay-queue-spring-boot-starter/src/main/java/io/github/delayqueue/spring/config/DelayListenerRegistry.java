@@ -171,9 +171,14 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 		}
 	}
 
+	/**
+	 * Whether the registry was started and not stopped since, or any of its containers still runs: one started
+	 * by hand, or one whose handler asked for the stop, which goes on after the registry's {@link #stop()}
+	 * returned. So a shutdown stops (or waits for) such a container before the Redis connections close.
+	 */
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.running || listeners().stream().anyMatch((listener) -> listener.container.isRunning());
 	}
 
 	@Override

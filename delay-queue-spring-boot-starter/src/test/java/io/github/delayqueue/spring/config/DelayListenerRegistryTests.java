@@ -128,11 +128,43 @@ class DelayListenerRegistryTests {
 				String id = context.getBean(DelayQueueTemplate.class).send("stopper", "x", Duration.ZERO);
 				assertThat(listener.stopped.await(30, TimeUnit.SECONDS)).as("registry.stop() returned").isTrue();
 				assertThat(listener.stopCall).as("registry.stop() called from a handler").isLessThan(Duration.ofSeconds(5));
-				await().atMost(Duration.ofSeconds(30))
-					.until(() -> registry.getListenerContainers().stream().noneMatch((container) -> container.isRunning()));
+				// a container runs until its stop has ended: the handler's own, once it returned and its job finished
+				await().atMost(Duration.ofSeconds(30)).until(() -> !registry.isRunning());
+				assertThat(registry.getListenerContainers()).noneMatch((container) -> container.isRunning());
 				assertThat(this.queue.find("stopper", id)).isEmpty();
 				assertThat(listener.runs).hasValue(1);
 			});
+	}
+
+	/**
+	 * The application closing while a handler that stopped the registry still runs: the close waits for that
+	 * handler's container to stop, finishing its job, before it closes the Redis connections (the registry counts
+	 * as running until then; else the close would skip it, and the job would wait out its lease).
+	 */
+	@Test
+	void closingWhileAHandlerThatStoppedTheRegistryRunsWaitsForItsJobToFinish() throws Exception {
+		RegistryStoppingListener[] listeners = new RegistryStoppingListener[1];
+		String[] sent = new String[1];
+		this.contextRunner.withBean(RegistryStoppingListener.class)
+			.withPropertyValues("delay-queue.listener.shutdown-timeout=10s")
+			.run((context) -> {
+				RegistryStoppingListener listener = context.getBean(RegistryStoppingListener.class);
+				listener.registry = context.getBean(DelayListenerRegistry.class);
+				listener.holdAfterStop = new CountDownLatch(1);
+				sent[0] = context.getBean(DelayQueueTemplate.class).send("stopper", "x", Duration.ZERO);
+				assertThat(listener.stopped.await(30, TimeUnit.SECONDS)).as("registry.stop() returned").isTrue();
+				listeners[0] = listener;
+				Thread closing = new Thread(context::close, "closing");
+				closing.start();
+				// the close waits for the handler, still held
+				await().atMost(Duration.ofSeconds(10)).until(() -> closing.getState() == Thread.State.WAITING
+						|| closing.getState() == Thread.State.TIMED_WAITING);
+				listener.holdAfterStop.countDown();
+				closing.join(TimeUnit.SECONDS.toMillis(30));
+				assertThat(closing.isAlive()).isFalse();
+			});
+		assertThat(this.queue.find("stopper", sent[0])).isEmpty();
+		assertThat(listeners[0].runs).hasValue(1);
 	}
 
 	static class RegistryStoppingListener {
@@ -145,13 +177,16 @@ class DelayListenerRegistryTests {
 
 		final CountDownLatch stopped = new CountDownLatch(1);
 
+		volatile CountDownLatch holdAfterStop = new CountDownLatch(0);
+
 		@DelayListener(topic = "stopper")
-		void handle(String payload) {
+		void handle(String payload) throws InterruptedException {
 			this.runs.incrementAndGet();
 			long start = System.nanoTime();
 			this.registry.stop();
 			this.stopCall = Duration.ofNanos(System.nanoTime() - start);
 			this.stopped.countDown();
+			this.holdAfterStop.await();
 		}
 
 		@DelayListener(topic = "stopped-beside")
