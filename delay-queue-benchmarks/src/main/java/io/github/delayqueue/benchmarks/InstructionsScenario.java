@@ -93,8 +93,8 @@ final class InstructionsScenario {
 					}
 					admin.reset();
 					perDueClaim = countDueClaims(callgrind, host, server.port(), adds);
-					Context.log("  %-11s %,10.0f instructions per poller's claim of the one job just due, with room for "
-							+ "%d, finishing the job before", Side.DELAY_QUEUE.label(), perDueClaim, DUE_CLAIM_ROOM);
+					Context.log("  %-11s %,10.0f instructions per poller's claim of the one job just due, with room "
+							+ "for %d, finishing the job before", Side.DELAY_QUEUE.label(), perDueClaim, DUE_CLAIM_ROOM);
 				}
 			}
 		}

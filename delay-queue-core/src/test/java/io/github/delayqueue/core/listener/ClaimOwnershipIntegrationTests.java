@@ -187,7 +187,8 @@ class ClaimOwnershipIntegrationTests {
 		Claims claims = new Claims(unreachable, "unreachable", ClaimAhead.fixed(3, 0), new AtomicLong(), ended);
 		assertThat(claims.tryTakeRoom(1)).as("the places the claim was made in").isEqualTo(3);
 		claims.close();
-		ch.qos.logback.classic.Logger claimsLogger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Claims.class);
+		ch.qos.logback.classic.Logger claimsLogger = (ch.qos.logback.classic.Logger) LoggerFactory
+			.getLogger(Claims.class);
 		ListAppender<ILoggingEvent> logged = new ListAppender<>();
 		logged.start();
 		claimsLogger.addAppender(logged);
@@ -203,10 +204,10 @@ class ClaimOwnershipIntegrationTests {
 			.containsExactly(
 					"Could not hand job \"" + claimed.get(0).id() + "\" of topic \"unreachable\" back (the container "
 							+ "stopped as it claimed it); it runs again when its lease expires",
-					"Not handing job \"" + claimed.get(1).id() + "\" of topic \"unreachable\" back while Redis does not "
-							+ "answer; it runs again when its lease expires",
-					"Not handing job \"" + claimed.get(2).id() + "\" of topic \"unreachable\" back while Redis does not "
-							+ "answer; it runs again when its lease expires");
+					"Not handing job \"" + claimed.get(1).id() + "\" of topic \"unreachable\" back while Redis does "
+							+ "not answer; it runs again when its lease expires",
+					"Not handing job \"" + claimed.get(2).id() + "\" of topic \"unreachable\" back while Redis does "
+							+ "not answer; it runs again when its lease expires");
 	}
 
 	@Test

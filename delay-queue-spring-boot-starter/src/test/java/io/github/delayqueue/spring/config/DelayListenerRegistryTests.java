@@ -127,7 +127,8 @@ class DelayListenerRegistryTests {
 				listener.registry = registry;
 				String id = context.getBean(DelayQueueTemplate.class).send("stopper", "x", Duration.ZERO);
 				assertThat(listener.stopped.await(30, TimeUnit.SECONDS)).as("registry.stop() returned").isTrue();
-				assertThat(listener.stopCall).as("registry.stop() called from a handler").isLessThan(Duration.ofSeconds(5));
+				assertThat(listener.stopCall).as("registry.stop() called from a handler")
+					.isLessThan(Duration.ofSeconds(5));
 				// a container runs until its stop has ended: the handler's own, once it returned and its job finished
 				await().atMost(Duration.ofSeconds(30)).until(() -> !registry.isRunning());
 				assertThat(registry.getListenerContainers()).noneMatch((container) -> container.isRunning());
