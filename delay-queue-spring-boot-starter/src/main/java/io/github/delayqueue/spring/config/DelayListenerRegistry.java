@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
@@ -38,6 +39,12 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 	private final Map<String, Listener> listeners = new LinkedHashMap<>();
 
 	private final Map<String, DelayListenerEndpoint> endpointsByTopic = new LinkedHashMap<>();
+
+	/**
+	 * Containers a stop called by one of their own handlers left stopping after it returned: the registry counts
+	 * as running until they have stopped, so that a shutdown waits for them before the Redis connections close.
+	 */
+	private final Set<DelayQueueListenerContainer> stoppingAfterTheirHandlers = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean running;
 
@@ -114,6 +121,7 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 	public void start() {
 		this.lock.lock();
 		try {
+			this.stoppingAfterTheirHandlers.clear();
 			for (Listener listener : this.listeners.values()) {
 				if (listener.autoStartup) {
 					listener.container.start();
@@ -142,17 +150,18 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 		List<DelayQueueListenerContainer> containers = listeners().stream()
 			.map((listener) -> listener.container)
 			.toList();
-		if (containers.size() == 1) {
-			containers.get(0).stop();
-			return;
-		}
 		List<Thread> stopping = new ArrayList<>(containers.size());
 		for (DelayQueueListenerContainer container : containers) {
 			if (container.isHandlerThread()) {
 				// called by one of its handlers: returns at once, the container stopping once that handler returns
 				// (stopped on a thread of the registry's, it would wait for the handler, which waits for it)
+				this.stoppingAfterTheirHandlers.add(container);
 				container.stop();
 				continue;
+			}
+			if (containers.size() == 1) {
+				container.stop();
+				return;
 			}
 			Thread thread = new Thread(container::stop, "delay-queue-stop-" + container.getTopic());
 			thread.start();
@@ -172,13 +181,14 @@ public class DelayListenerRegistry implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Whether the registry was started and not stopped since, or any of its containers still runs: one started
-	 * by hand, or one whose handler asked for the stop, which goes on after the registry's {@link #stop()}
-	 * returned. So a shutdown stops (or waits for) such a container before the Redis connections close.
+	 * Whether the registry was started and not stopped since, or a container whose own handler called
+	 * {@link #stop()} is still stopping: a shutdown then waits for it, and for that handler's job to finish,
+	 * before the Redis connections close.
 	 */
 	@Override
 	public boolean isRunning() {
-		return this.running || listeners().stream().anyMatch((listener) -> listener.container.isRunning());
+		return this.running
+				|| this.stoppingAfterTheirHandlers.stream().anyMatch(DelayQueueListenerContainer::isRunning);
 	}
 
 	@Override

@@ -20,6 +20,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -78,6 +81,55 @@ class DelayListenerRegistryTests {
 			registry.getListenerContainer("manual").start();
 			assertThat(registry.getListenerContainer("manual").isRunning()).isTrue();
 		});
+	}
+
+	@Test
+	void aContainerStartedByHandBeforeTheRegistryDoesNotKeepTheOthersFromStarting() {
+		this.contextRunner.withBean(IdleListeners.class).withBean(ManualListenerStarter.class).run((context) -> {
+			DelayListenerRegistry registry = context.getBean(DelayListenerRegistry.class);
+			assertThat(context.getBean(ManualListenerStarter.class).isRunning()).isTrue();
+			assertThat(registry.getListenerContainer("manual").isRunning()).isTrue();
+			assertThat(registry.isRunning()).isTrue();
+			assertThat(registry.getListenerContainer("started").isRunning()).isTrue();
+		});
+	}
+
+	/**
+	 * Starts the listener that does not start by itself, in a phase before the registry's (looking the registry up
+	 * as it starts, so that it is no dependency Spring would start first).
+	 */
+	static class ManualListenerStarter implements SmartLifecycle, ApplicationContextAware {
+
+		private ApplicationContext context;
+
+		private volatile boolean running;
+
+		@Override
+		public void setApplicationContext(ApplicationContext context) {
+			this.context = context;
+		}
+
+		@Override
+		public void start() {
+			this.context.getBean(DelayListenerRegistry.class).getListenerContainer("manual").start();
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return DelayListenerRegistry.DEFAULT_PHASE - 1;
+		}
+
 	}
 
 	@Test
@@ -157,9 +209,10 @@ class DelayListenerRegistryTests {
 				listeners[0] = listener;
 				Thread closing = new Thread(context::close, "closing");
 				closing.start();
-				// the close waits for the handler, still held
-				await().atMost(Duration.ofSeconds(10)).until(() -> closing.getState() == Thread.State.WAITING
-						|| closing.getState() == Thread.State.TIMED_WAITING);
+				// the close stops the handler's container on a thread of the registry's (the handler stopped it on its
+				// own thread), which waits for that stop, and so for the handler, still held
+				await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
+					.anyMatch((thread) -> thread.getName().equals("delay-queue-stop-stopper")));
 				listener.holdAfterStop.countDown();
 				closing.join(TimeUnit.SECONDS.toMillis(30));
 				assertThat(closing.isAlive()).isFalse();
