@@ -243,24 +243,35 @@ final class Claims {
 	/**
 	 * Hands owned claims' jobs straight back to ready, as {@link #handBack} does. Once one cannot be handed
 	 * back, Redis is taken to be unreachable: the others are not tried (each would wait for the command
-	 * timeout) and end unsettled, to run again when their lease expires.
+	 * timeout) and end unsettled, to run again when their lease expires; after the close, so do the claims of
+	 * any later call (a stop hands back three groups of claims) and those met by {@link #admit}.
 	 */
 	void handBackAll(List<Claim> claims, String why) {
+		if (this.handBacksFailing) {
+			endUnsettled(claims, "");
+			return;
+		}
 		for (int i = 0; i < claims.size(); i++) {
 			if (!handBack(claims.get(i), why)) {
 				synchronized (this) {
 					if (!this.open) {
-						this.handBacksFailing = true; // and claims met after the close are not tried either
+						this.handBacksFailing = true;
 					}
 				}
-				List<Claim> rest = claims.subList(i + 1, claims.size());
-				rest.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
-				if (!rest.isEmpty()) {
-					RecoveryLogging.quietly(() -> logger.warn("Not handing back {} more job(s) of topic \"{}\" while "
-							+ "Redis does not answer; each runs again when its lease expires", rest.size(), this.topic));
-				}
+				endUnsettled(claims.subList(i + 1, claims.size()), "more ");
 				return;
 			}
+		}
+	}
+
+	/**
+	 * Ends claims unsettled without trying to hand their jobs back, Redis being taken to be unreachable.
+	 */
+	private void endUnsettled(List<Claim> claims, String more) {
+		claims.forEach((claim) -> end(claim, ClaimOutcome.UNSETTLED));
+		if (!claims.isEmpty()) {
+			RecoveryLogging.quietly(() -> logger.warn("Not handing back {} {}job(s) of topic \"{}\" while Redis does "
+					+ "not answer; each runs again when its lease expires", claims.size(), more, this.topic));
 		}
 	}
 
