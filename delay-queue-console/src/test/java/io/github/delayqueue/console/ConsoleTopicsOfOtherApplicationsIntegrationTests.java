@@ -86,6 +86,10 @@ class ConsoleTopicsOfOtherApplicationsIntegrationTests extends ConsoleIntegratio
 			.andExpect(jsonPath("$.summary.ready").value(0));
 		this.mvc.perform(get("/delay-queue/api/topics/never-used/jobs").param("state", "READY"))
 			.andExpect(status().isOk());
+		this.mvc.perform(get("/delay-queue/api/topics/never-used/job").param("id", "order-1"))
+			.andExpect(status().isNotFound());
+		this.mvc.perform(get("/delay-queue/api/topics/never-used/jobs").param("state", "DEAD"))
+			.andExpect(status().isOk());
 
 		assertThat(this.redis.hasKey(prefix() + ":buckets:never-used")).isFalse();
 	}

@@ -419,14 +419,16 @@ public class DelayQueue implements AutoCloseable {
 	 * Lists the topic's schedules with their next fire times.
 	 */
 	public List<ScheduleInfo> schedules(String topic) {
-		return this.schedules.list(Job.checkTopic(topic));
+		return this.schedules.list(Job.checkTopic(topic), bucketsToRead(topic));
 	}
 
 	/**
 	 * Reads one schedule with its next fire time.
 	 */
 	public Optional<ScheduleInfo> findSchedule(String topic, String id) {
-		return this.schedules.find(Job.checkTopic(topic), Schedule.checkId(id));
+		Job.checkTopic(topic);
+		Schedule.checkId(id);
+		return this.schedules.find(topic, id, this.keys.bucketOf(topic, id, bucketCountToRead(topic)));
 	}
 
 	/**
@@ -434,7 +436,7 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws CorruptJobException when the job's data in Redis cannot be read
 	 */
 	public Optional<JobInfo> find(String topic, String id) {
-		return Optional.ofNullable(this.operations.find(bucketOf(topic, id), id));
+		return Optional.ofNullable(this.operations.find(bucketToRead(topic, id), id));
 	}
 
 	/**
@@ -443,11 +445,13 @@ public class DelayQueue implements AutoCloseable {
 	 * @return the payload, or empty when the topic has no such job
 	 */
 	public Optional<String> payload(String topic, String id) {
-		return Optional.ofNullable(this.operations.payload(bucketOf(topic, id), id));
+		return Optional.ofNullable(this.operations.payload(bucketToRead(topic, id), id));
 	}
 
 	/**
 	 * Counts a topic's jobs by state, one script per bucket. Like every read of a topic ({@link #jobs jobs},
+	 * {@link #find find}, {@link #payload payload}, {@link #deadLetters(String, int, int) deadLetters},
+	 * {@link #isIdle isIdle}, {@link #schedules schedules}, {@link #findSchedule findSchedule},
 	 * {@link #isPaused isPaused}, {@link #rateLimit rateLimit}), it records no bucket count for a topic that has none.
 	 * @throws BucketCountMismatchException when this queue's bucket count for the topic is not the one recorded in
 	 * Redis
@@ -485,7 +489,7 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	public boolean isIdle(String topic) {
 		Job.checkTopic(topic);
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
+		for (BucketKeys bucket : bucketsToRead(topic)) {
 			BucketStats stats = this.operations.stats(bucket);
 			boolean dueWaiting = stats.earliestDelayedDueMillis() >= 0
 					&& stats.earliestDelayedDueMillis() <= stats.nowMillis();
@@ -700,7 +704,7 @@ public class DelayQueue implements AutoCloseable {
 		}
 		List<DeadLetter> letters = new ArrayList<>();
 		int skip = offset;
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
+		for (BucketKeys bucket : bucketsToRead(topic)) {
 			if (letters.size() >= limit) {
 				break;
 			}
@@ -1238,10 +1242,21 @@ public class DelayQueue implements AutoCloseable {
 	 * records none when none is recorded: reading a topic no queue has used leaves no trace of it.
 	 */
 	private List<BucketKeys> bucketsToRead(String topic) {
-		return this.keys.buckets(topic, this.bucketCounts.checkWithoutRecording(topic, this.options.bucketsOf(topic)));
+		return this.keys.buckets(topic, bucketCountToRead(topic));
 	}
 
-		private BucketKeys bucketOf(String topic, String id) {
+	/**
+	 * Returns the keys of the bucket holding job {@code id} of {@code topic}, for a read ({@link #bucketsToRead}).
+	 */
+	private BucketKeys bucketToRead(String topic, String id) {
+		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id), bucketCountToRead(topic));
+	}
+
+	private int bucketCountToRead(String topic) {
+		return this.bucketCounts.checkWithoutRecording(topic, this.options.bucketsOf(topic));
+	}
+
+	private BucketKeys bucketOf(String topic, String id) {
 		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id));
 	}
 

@@ -90,6 +90,12 @@ class BucketCountIntegrationTests {
 		assertThat(queue.isPaused(TOPIC)).isFalse();
 		assertThat(queue.rateLimit(TOPIC)).isEmpty();
 		assertThat(queue.jobs(TOPIC, JobState.READY, 0, 10).jobs()).isEmpty();
+		assertThat(queue.find(TOPIC, "a")).isEmpty();
+		assertThat(queue.payload(TOPIC, "a")).isEmpty();
+		assertThat(queue.deadLetters(TOPIC, 0, 10)).isEmpty();
+		assertThat(queue.isIdle(TOPIC)).isTrue();
+		assertThat(queue.schedules(TOPIC)).isEmpty();
+		assertThat(queue.findSchedule(TOPIC, "nightly")).isEmpty();
 
 		assertThat(redis.hasKey(layout(4).bucketCount(TOPIC))).isFalse();
 		queue.add(job("a").build());
@@ -105,6 +111,10 @@ class BucketCountIntegrationTests {
 		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.rateLimit(TOPIC));
 		assertThatExceptionOfType(BucketCountMismatchException.class)
 			.isThrownBy(() -> other.jobs(TOPIC, JobState.READY, 0, 10));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.find(TOPIC, "a"));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.payload(TOPIC, "a"));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.deadLetters(TOPIC, 10));
+		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.schedules(TOPIC));
 		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
 	}
 

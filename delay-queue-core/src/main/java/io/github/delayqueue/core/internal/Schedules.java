@@ -103,11 +103,11 @@ public final class Schedules implements AutoCloseable {
 	}
 
 	/**
-	 * Lists the topic's schedules, bucket by bucket.
+	 * Lists the topic's schedules, bucket by bucket: of {@code buckets}, the topic's.
 	 */
-	public List<ScheduleInfo> list(String topic) {
+	public List<ScheduleInfo> list(String topic, List<BucketKeys> buckets) {
 		List<ScheduleInfo> infos = new ArrayList<>();
-		for (BucketKeys bucket : this.keys.buckets(topic)) {
+		for (BucketKeys bucket : buckets) {
 			for (StoredSchedule stored : this.operations.readSchedules(bucket, List.of()).schedules()) {
 				infos.add(info(topic, stored));
 			}
@@ -115,8 +115,11 @@ public final class Schedules implements AutoCloseable {
 		return infos;
 	}
 
-	public Optional<ScheduleInfo> find(String topic, String id) {
-		return read(this.keys.bucketOf(topic, id), id).map((stored) -> info(topic, stored));
+	/**
+	 * Reads one schedule of the topic from {@code bucket}, the one its id falls in.
+	 */
+	public Optional<ScheduleInfo> find(String topic, String id, BucketKeys bucket) {
+		return read(bucket, id).map((stored) -> info(topic, stored));
 	}
 
 	/**
