@@ -63,10 +63,15 @@ public final class Schedule {
 
 	/**
 	 * Checks a schedule id, as every operation taking one does.
-	 * @throws InvalidJobException when the id is blank or longer than {@link #MAX_ID_LENGTH}
+	 * @throws InvalidJobException when the id is blank, longer than {@link #MAX_ID_LENGTH} or holds a {@code '|'}
+	 * (the character that separates the fields of a schedule's line in Redis)
 	 */
 	public static String checkId(String id) {
-		return Job.checkIdentifier("schedule", id, MAX_ID_LENGTH);
+		Job.checkIdentifier("schedule", id, MAX_ID_LENGTH);
+		if (id.indexOf('|') >= 0) {
+			throw new InvalidJobException("schedule", "must not contain '|', was \"" + id + "\"");
+		}
+		return id;
 	}
 
 	public String topic() {
@@ -184,6 +189,10 @@ public final class Schedule {
 			return this;
 		}
 
+		/**
+		 * Sets how late a pending occurrence may be before {@link MisfirePolicy#SKIP} drops it: not negative, at
+		 * most {@link Job#MAX_DELAY}; {@link #DEFAULT_MISFIRE_GRACE} unless set.
+		 */
 		public Builder misfireGrace(Duration misfireGrace) {
 			this.misfireGrace = misfireGrace;
 			return this;
@@ -215,6 +224,10 @@ public final class Schedule {
 			}
 			if (this.misfireGrace == null || this.misfireGrace.isNegative()) {
 				throw new InvalidJobException("misfireGrace", "must not be negative, was " + this.misfireGrace);
+			}
+			if (this.misfireGrace.compareTo(Job.MAX_DELAY) > 0) {
+				throw new InvalidJobException("misfireGrace", "must be at most " + Job.MAX_DELAY + ", was "
+						+ this.misfireGrace);
 			}
 			if (this.ttr != null) {
 				Job.checkTtr("ttr", this.ttr);
