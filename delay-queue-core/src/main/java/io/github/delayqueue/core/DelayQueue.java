@@ -1260,7 +1260,13 @@ public class DelayQueue implements AutoCloseable {
 		return this.keys.bucketOf(Job.checkTopic(topic), Job.checkId(id));
 	}
 
-	private void checkPayloadSize(Job job) {
+	/**
+	 * Checks what an add checks of a job beyond what {@link Job.Builder#build()} does, without Redis: that its
+	 * payload is at most {@link DelayQueueOptions#maxPayloadBytes()} bytes in UTF-8. For a caller that adds the
+	 * job later (after a transaction commits, say) and must refuse it now.
+	 * @throws InvalidJobException when the payload is too large
+	 */
+	public void checkPayloadSize(Job job) {
 		checkPayloadSize(job.topic(), "job " + job.id(), job.payload());
 	}
 

@@ -325,9 +325,14 @@ public class DelayQueueTemplate {
 			.start();
 	}
 
-	private static Job build(Job.Builder builder, Observation observation) {
+	/**
+	 * Builds the job and checks it as the queue's add will (its payload's size), so that a send after the commit
+	 * is refused now, while the transaction can still roll back.
+	 */
+	private Job build(Job.Builder builder, Observation observation) {
 		try {
 			Job job = builder.build();
+			this.queue.checkPayloadSize(job);
 			if (observation.getContext() instanceof JobSendContext context) {
 				context.setJobId(job.id());
 			}

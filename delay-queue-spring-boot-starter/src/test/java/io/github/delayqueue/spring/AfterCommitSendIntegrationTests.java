@@ -5,6 +5,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
+import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.test.RedisServer;
@@ -25,6 +26,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -90,6 +92,30 @@ class AfterCommitSendIntegrationTests {
 			assertThat(app.template.find(TOPIC, dropped[0])).isEmpty();
 			assertThat(app.template.getDelayQueue().stats(TOPIC).delayed()).isEqualTo(1);
 			assertThat(app.jdbc.queryForObject("select count(*) from orders", Integer.class)).isZero();
+		});
+	}
+
+	@Test
+	void aPayloadTooLargeIsRefusedAtTheSendSoTheTransactionRollsBack() {
+		this.contextRunner.withPropertyValues("delay-queue.max-payload-size=1KB").run((context) -> {
+			App app = new App(context);
+			String tooLarge = "x".repeat(2048);
+
+			assertThatExceptionOfType(InvalidJobException.class)
+				.isThrownBy(() -> app.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, false, () -> {
+					app.jdbc.update("insert into orders (id) values (5)");
+					return app.template.send(TOPIC, tooLarge, LATER);
+				}))
+				.withMessageContaining("payload")
+				.withMessageContaining("1024 bytes");
+			CompletableFuture<String> async = app.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, false,
+					() -> app.template.sendAsync(TOPIC, tooLarge, LATER));
+
+			assertThat(app.jdbc.queryForObject("select count(*) from orders", Integer.class)).isZero();
+			assertThat(async).failsWithin(Duration.ZERO)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(InvalidJobException.class);
 		});
 	}
 
