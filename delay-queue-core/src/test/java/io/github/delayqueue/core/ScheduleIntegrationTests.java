@@ -327,6 +327,33 @@ class ScheduleIntegrationTests {
 	}
 
 	@Test
+	void anOccurrenceRunEarlyIsNotEnqueuedAgainWhenItsScheduleIsChangedBeforeItsFireTime() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("1").build());
+		String first = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+		queue.runNow(TOPIC, first);
+		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly(first);
+		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+
+		// changed before the first fire time: the plan starts at that time again, whose occurrence already ran
+		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("2").build());
+
+		ScheduleInfo changed = queue.findSchedule(TOPIC, "nightly").orElseThrow();
+		assertThat(changed.pendingOccurrence()).isEqualTo(second);
+		assertThat(queue.find(TOPIC, first).orElseThrow().state()).isEqualTo(JobState.RESERVED);
+		assertThat(queue.stats(TOPIC)).satisfies((stats) -> {
+			assertThat(stats.reserved()).isEqualTo(1);
+			assertThat(stats.delayed()).isEqualTo(1);
+		});
+		assertThat(queue.payload(TOPIC, second)).contains("2");
+		assertThat(queue.finish(claimed.get(0))).isTrue();
+		assertThat(queue.find(TOPIC, first)).isEmpty();
+		assertThat(queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence()).isEqualTo(second);
+	}
+
+	@Test
 	void aFixedRateScheduleChangedAtRunTimeRunsAtItsNewRate() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		List<String> runs = new CopyOnWriteArrayList<>();

@@ -9,8 +9,8 @@
 -- ARGV[11] 'A' active or 'P' paused   ARGV[12] '1' to keep the pending occurrence, '' to drop it
 -- ARGV[13] the line's last fire time, unless a new pending occurrence sets it
 -- ARGV[14] poller wake-up channel   ARGV[15] this bucket's index
--- ARGV[16..] items: when active and nothing is pending (after the drop), the first becomes the pending
---            occurrence; the rest are the times to come
+-- ARGV[16..] items: when active and nothing is pending (after the drop), the first whose occurrence is not in the
+--            pool already becomes the pending occurrence; the rest are the times to come
 --
 -- Returns 1 written, or 0 when the line changed since it was read (nothing written; read and plan again).
 
@@ -36,6 +36,14 @@ local policy = table.concat({ ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[
 local number = policy_number(policies, policy, {})
 local entry = number .. ':|' .. ARGV[4]
 local first = 16
+if state == 'A' and pending == '' then
+  -- a fire time whose occurrence is in the pool already is skipped, not written again over a job in another state:
+  -- one run early (runNow) and claimed before its schedule changed, planned again from the first time after now
+  while ARGV[first] and redis.call('HEXISTS', payloads, id .. '@' .. ARGV[first]) == 1 do
+    last = ARGV[first]
+    first = first + 1
+  end
+end
 if state == 'A' and pending == '' and ARGV[first] then
   pending = id .. '@' .. ARGV[first]
   local fire = item_fire(ARGV[first])
