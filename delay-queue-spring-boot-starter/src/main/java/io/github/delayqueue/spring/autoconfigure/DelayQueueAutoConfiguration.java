@@ -21,6 +21,7 @@ import io.github.delayqueue.spring.AfterCommitSendFailureHandler;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.JobCustomizer;
 import io.github.delayqueue.spring.annotation.DelayListenerAnnotationBeanPostProcessor;
+import io.github.delayqueue.spring.annotation.DelayListenerLazyInitializationExcludeFilter;
 import io.github.delayqueue.spring.config.DelayListenerContainerFactory;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
 import io.github.delayqueue.spring.config.DelayQueueScheduleRegistrar;
@@ -166,6 +167,11 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	static DelayListenerAnnotationBeanPostProcessor delayListenerAnnotationBeanPostProcessor() {
 		return new DelayListenerAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	static DelayListenerLazyInitializationExcludeFilter delayListenerLazyInitializationExcludeFilter() {
+		return new DelayListenerLazyInitializationExcludeFilter();
 	}
 
 	private static DelayQueueOptions delayQueueOptions(DelayQueueProperties properties) {

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -288,6 +289,20 @@ class DelayQueueAutoConfigurationTests {
 					assertThat(observer.events).contains("added " + id, "started " + id).anyMatch(
 							(event) -> event.startsWith("cancelled "));
 				}
+				assertThat(context.getBean(DelayQueueTopics.class).getTopics()).containsExactly("observed");
+			});
+	}
+
+	@Test
+	void listenersAreFoundWhenTheApplicationInitializesBeansLazily() {
+		// spring.main.lazy-initialization=true, or @Lazy on a listener nothing injects: the bean must still be made
+		this.contextRunner.withUserConfiguration(ObserverConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + this.server.newKeyPrefix())
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+					new LazyInitializationBeanFactoryPostProcessor()))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayListenerRegistry.class).getListenerIds()).containsExactly("observed");
 				assertThat(context.getBean(DelayQueueTopics.class).getTopics()).containsExactly("observed");
 			});
 	}
