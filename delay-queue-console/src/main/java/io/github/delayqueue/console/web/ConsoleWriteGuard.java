@@ -12,8 +12,9 @@ import org.springframework.web.util.WebUtils;
 /**
  * Lets a write through to the console's API only when writes are enabled and the request comes from the console's
  * own page: it carries the {@value #WRITE_HEADER} header, which a cross-site form cannot set and a cross-site script
- * cannot send without a CORS preflight the application does not grant, and neither its {@code Sec-Fetch-Site} nor
- * its {@code Origin} header names another site. With Spring Security, its CSRF protection applies as well, before
+ * cannot send without a CORS preflight the application does not grant, and its {@code Sec-Fetch-Site} header (set by
+ * browsers) says {@code same-origin}, or, from a browser that sends none, its {@code Origin} header names the
+ * application's own origin. With Spring Security, its CSRF protection applies as well, before
  * this guard.
  */
 public class ConsoleWriteGuard implements HandlerInterceptor {
@@ -43,12 +44,18 @@ public class ConsoleWriteGuard implements HandlerInterceptor {
 					+ WRITE_HEADER + " header; this request has none");
 		}
 		String site = request.getHeader("Sec-Fetch-Site");
-		if (site != null && !site.equals("same-origin")) {
-			throw new ConsoleWriteRefusedException("Cross-site write refused (Sec-Fetch-Site: " + site + ")");
+		if (site != null) {
+			// set by the browser, never by a page's script: says what the Origin comparison below would, and holds
+			// behind a proxy that ends TLS, where the application sees another scheme and port than the page has
+			if (!site.equals("same-origin")) {
+				throw new ConsoleWriteRefusedException("Cross-site write refused (Sec-Fetch-Site: " + site + ")");
+			}
+			return true;
 		}
 		if (!WebUtils.isSameOrigin(new ServletServerHttpRequest(request))) {
-			throw new ConsoleWriteRefusedException(
-					"Cross-origin write refused (Origin: " + request.getHeader("Origin") + ")");
+			throw new ConsoleWriteRefusedException("Cross-origin write refused (Origin: " + request.getHeader("Origin")
+					+ "); behind a proxy, have the application see the page's scheme, host and port "
+					+ "(server.forward-headers-strategy)");
 		}
 		return true;
 	}
