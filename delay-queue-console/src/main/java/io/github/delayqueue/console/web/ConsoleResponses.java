@@ -1,14 +1,22 @@
 package io.github.delayqueue.console.web;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JacksonAnnotationsInside;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicStats;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.annotation.JsonNaming;
 
 /**
  * The JSON bodies of the console's API. Instants are ISO-8601 strings and durations milliseconds, so the page reads
@@ -17,6 +25,20 @@ import org.jspecify.annotations.Nullable;
 public final class ConsoleResponses {
 
 	private ConsoleResponses() {
+	}
+
+	/**
+	 * Keeps a body's JSON as the page reads it whatever the application's Jackson settings: the record's own
+	 * property names (over a naming strategy such as {@code spring.jackson.property-naming-strategy=SNAKE_CASE})
+	 * and its nulls (over {@code spring.jackson.default-property-inclusion}).
+	 */
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.TYPE)
+	@JacksonAnnotationsInside
+	@JsonNaming(PropertyNamingStrategies.LowerCamelCaseStrategy.class)
+	@JsonInclude(JsonInclude.Include.ALWAYS)
+	@interface ConsoleJson {
+
 	}
 
 	static @Nullable String iso(@Nullable Instant instant) {
@@ -30,6 +52,7 @@ public final class ConsoleResponses {
 	 * @param writeHeader the header every write must carry, with any value
 	 * @param csrf Spring Security's CSRF token of the session, or {@code null} without Spring Security
 	 */
+	@ConsoleJson
 	public record Session(boolean writesEnabled, String writeHeader, @Nullable Csrf csrf) {
 	}
 
@@ -39,6 +62,7 @@ public final class ConsoleResponses {
 	 * @param headerName the header
 	 * @param token the token
 	 */
+	@ConsoleJson
 	public record Csrf(String headerName, String token) {
 	}
 
@@ -50,6 +74,7 @@ public final class ConsoleResponses {
 	 * @param dead jobs its listeners sent to the dead letters
 	 * @param lateness delivery lateness of the jobs its listeners ran, or {@code null} when none ran
 	 */
+	@ConsoleJson
 	public record LocalMetrics(long added, long completed, long dead, @Nullable Lateness lateness) {
 	}
 
@@ -60,6 +85,7 @@ public final class ConsoleResponses {
 	 * @param max greatest lateness of the last few minutes
 	 * @param percentiles lateness of the last few minutes by percentile, keyed like {@code p99}
 	 */
+	@ConsoleJson
 	public record Lateness(long count, double max, Map<String, Double> percentiles) {
 	}
 
@@ -78,6 +104,7 @@ public final class ConsoleResponses {
 	 * @param problem why the topic could not be read, such as its jobs being laid out in another bucket count, or
 	 * {@code null} when it was read; the counts are then zero and mean nothing
 	 */
+	@ConsoleJson
 	public record TopicSummary(String topic, long delayed, long ready, long reserved, long dead,
 			long oldestReadyAgeMillis, boolean paused, @Nullable String rateLimit, @Nullable LocalMetrics local,
 			@Nullable String problem) {
@@ -101,6 +128,7 @@ public final class ConsoleResponses {
 	 * @param summary its counts, state and rate limit
 	 * @param promotionLagMillis how long its earliest delayed job has been due without a poller moving it
 	 */
+	@ConsoleJson
 	public record TopicDetail(TopicSummary summary, long promotionLagMillis) {
 	}
 
@@ -115,6 +143,7 @@ public final class ConsoleResponses {
 	 * @param maxDepth furthest a page reaches (its offset plus its limit); jobs beyond are opened by id
 	 * @param jobs the page
 	 */
+	@ConsoleJson
 	public record JobPage(String state, int offset, int limit, long total, int maxDepth, List<JobEntry> jobs) {
 
 		static JobPage of(io.github.delayqueue.core.JobPage page) {
@@ -137,6 +166,7 @@ public final class ConsoleResponses {
 	 * @param payloadPreview the start of its payload
 	 * @param payloadBytes the size of its whole payload in bytes
 	 */
+	@ConsoleJson
 	public record JobEntry(String id, String dueAt, int attempts, int maxAttempts, @Nullable String leaseDeadline,
 			@Nullable String diedAt, @Nullable String lastError, String payloadPreview, int payloadBytes) {
 
@@ -163,6 +193,7 @@ public final class ConsoleResponses {
 	 * @param diedAt when it died, for a dead job
 	 * @param payload its payload, as stored
 	 */
+	@ConsoleJson
 	public record JobDetail(String topic, String id, String state, String dueAt, int attempts, int maxAttempts,
 			long ttrMillis, @Nullable String lastError, @Nullable String leaseDeadline, @Nullable String diedAt,
 			@Nullable String payload) {
@@ -191,6 +222,7 @@ public final class ConsoleResponses {
 	 * @param heartbeatAt when it wrote its heartbeat
 	 * @param expiresAt when its heartbeat runs out unless renewed
 	 */
+	@ConsoleJson
 	public record Consumer(String instance, String containerId, int concurrency, int inFlight, long claimed,
 			long finished, long failed, boolean paused, String startedAt, @Nullable String lastClaimAt,
 			String heartbeatAt, String expiresAt) {
@@ -212,6 +244,7 @@ public final class ConsoleResponses {
 	 * @param count jobs it touched, for an action on many
 	 * @param message what it did, in a sentence
 	 */
+	@ConsoleJson
 	public record ActionResult(String action, String topic, @Nullable String id, @Nullable Long count,
 			String message) {
 	}
@@ -225,6 +258,7 @@ public final class ConsoleResponses {
 	 * @param delay the delay of a reschedule
 	 * @param at the instant of a reschedule
 	 */
+	@ConsoleJson
 	public record JobRequest(@Nullable String id, @Nullable List<String> ids, @Nullable String delay,
 			@Nullable String at) {
 	}
@@ -234,6 +268,7 @@ public final class ConsoleResponses {
 	 *
 	 * @param rateLimit the limit, written {@code jobs/per} such as {@code 100/1s} or {@code 5/1m}
 	 */
+	@ConsoleJson
 	public record RateLimitRequest(@Nullable String rateLimit) {
 	}
 
