@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DelayQueue;
@@ -39,6 +41,11 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 
 	private volatile @Nullable KnownTopics knownTopics;
 
+	/** Held while the topics in Redis are looked up. */
+	private final ReentrantLock looking = new ReentrantLock();
+
+	private final LongSupplier nanoTime;
+
 	public DelayQueueConsoleOperations(DelayQueue queue, DelayQueueTopics topics) {
 		this(queue, topics, DEFAULT_KNOWN_TOPICS_REFRESH);
 	}
@@ -49,9 +56,15 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 	 * @param knownTopicsRefresh how long the topics found in Redis are kept before they are looked up again
 	 */
 	public DelayQueueConsoleOperations(DelayQueue queue, DelayQueueTopics topics, Duration knownTopicsRefresh) {
+		this(queue, topics, knownTopicsRefresh, System::nanoTime);
+	}
+
+	DelayQueueConsoleOperations(DelayQueue queue, DelayQueueTopics topics, Duration knownTopicsRefresh,
+			LongSupplier nanoTime) {
 		this.queue = queue;
 		this.topics = topics;
 		this.knownTopicsRefreshNanos = knownTopicsRefresh.toNanos();
+		this.nanoTime = nanoTime;
 	}
 
 	@Override
@@ -61,14 +74,41 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 		return all;
 	}
 
+	/**
+	 * Returns the topics found in Redis, looking again once the last look is older than the refresh interval. One
+	 * look at a time: while one is under way, other requests answer with what the last look found (the first ones
+	 * wait for it), rather than start a look of their own at a key space that may take long to scan. A look's age
+	 * counts from when it ended.
+	 */
 	private SortedSet<String> knownTopics() {
 		KnownTopics known = this.knownTopics;
-		long now = System.nanoTime();
-		if (known == null || now - known.readAtNanos() >= this.knownTopicsRefreshNanos) {
-			known = new KnownTopics(this.queue.knownTopics(), now);
-			this.knownTopics = known;
+		if (known != null && isFresh(known)) {
+			return known.topics();
 		}
-		return known.topics();
+		if (known != null) {
+			if (!this.looking.tryLock()) {
+				return known.topics();
+			}
+		}
+		else {
+			this.looking.lock();
+		}
+		try {
+			known = this.knownTopics;
+			if (known == null || !isFresh(known)) {
+				SortedSet<String> found = this.queue.knownTopics();
+				known = new KnownTopics(found, this.nanoTime.getAsLong());
+				this.knownTopics = known;
+			}
+			return known.topics();
+		}
+		finally {
+			this.looking.unlock();
+		}
+	}
+
+	private boolean isFresh(KnownTopics known) {
+		return this.nanoTime.getAsLong() - known.readAtNanos() < this.knownTopicsRefreshNanos;
 	}
 
 	@Override
@@ -167,7 +207,7 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 	}
 
 	/**
-	 * The topics found in Redis, and when.
+	 * The topics found in Redis, and when the look that found them ended.
 	 */
 	private record KnownTopics(SortedSet<String> topics, long readAtNanos) {
 	}
