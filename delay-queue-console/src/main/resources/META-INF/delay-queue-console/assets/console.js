@@ -446,9 +446,14 @@
             report('Select the dead letters to replay first.', true);
             return;
           }
+          // the selection stays when the question is cancelled or the write fails: its boxes are still ticked
           act('Replay the ' + selected.size + ' selected dead letters of topic ' + topic + '?',
             () => post(topicPath(topic) + '/dead-letters/replay', { ids: [...selected] }))
-            .then(() => selected.clear());
+            .then((replayed) => {
+              if (replayed) {
+                selected.clear();
+              }
+            });
         } }, 'Replay selected'),
         el('button', { type: 'button', id: 'replay-all', onclick: () => act(
           'Replay every dead letter of topic ' + topic + '?',
@@ -468,6 +473,13 @@
 
     async function loadJobs(state) {
       const page = await get(topicPath(topic) + '/jobs', { state, offset, limit: PAGE_SIZE });
+      if (page.jobs.length === 0 && offset > 0) {
+        // this page's jobs went (replayed, cancelled, run) while earlier pages remain: show the last page with jobs
+        const lastWithJobs = Math.floor((Math.min(page.total, page.maxDepth) - 1) / PAGE_SIZE) * PAGE_SIZE;
+        offset = Math.max(0, Math.min(offset - PAGE_SIZE, lastWithJobs));
+        shown = null;
+        return loadJobs(state);
+      }
       const key = state + '|' + JSON.stringify(page);
       if (key === shown) {
         return;
@@ -697,7 +709,28 @@
     refresh();
   }
 
+  let refreshing = false;
+  let refreshAgain = false;
+
+  // One refresh at a time: those asked for while one is under way (the poll's, a route's, a write's) make one more
+  // after it, so a slow API or a Redis that does not answer never has a page pile requests onto the application.
   async function refresh() {
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        refreshAgain = false;
+        await refreshOnce();
+      } while (refreshAgain);
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  async function refreshOnce() {
     const connection = document.getElementById('connection');
     try {
       record(await get('topics'));

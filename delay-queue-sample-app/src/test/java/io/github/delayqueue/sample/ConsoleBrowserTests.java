@@ -5,13 +5,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.sample.orders.OrderService;
 import io.github.delayqueue.sample.webhooks.WebhookService;
 import io.github.delayqueue.test.RedisServer;
@@ -220,6 +223,91 @@ class ConsoleBrowserTests {
 
 		awaitWebhook(id, "DELIVERED");
 		await().atMost(WAIT).until(() -> present("#job-gone"));
+	}
+
+	@Test
+	void cancellingAReplayOfTheSelectedDeadLettersKeepsThemSelected() {
+		List<String> ids = new ArrayList<>();
+		for (String receiver : List.of("console-select-a", "console-select-b")) {
+			post("/receiver/" + receiver + "/fail?times=1&status=400", null);
+			ids.add(sendWebhook(receiver, Map.of("event", "order.paid", "orderId", receiver)));
+		}
+		ids.forEach((id) -> awaitWebhook(id, "DEAD"));
+		go("#/topic/" + WebhookService.DELIVERY_TOPIC);
+		click("button[data-tab='DEAD']");
+		for (String id : ids) {
+			String box = "#dead-letters input[aria-label='Select " + id + "']";
+			await().atMost(WAIT).until(() -> present(box));
+			click(box);
+		}
+
+		click("#replay-selected");
+		await().atMost(WAIT).until(() -> browser.findElement(By.id("confirm")).isDisplayed());
+		click("#confirm-cancel");
+		click("#replay-selected");
+
+		confirm("Replay the 2 selected dead letters of topic " + WebhookService.DELIVERY_TOPIC + "?");
+		await().atMost(WAIT).until(() -> text("#notice").startsWith("Replayed 2"));
+		ids.forEach((id) -> awaitWebhook(id, "DELIVERED"));
+	}
+
+	@Test
+	void aPageWhoseDeadLettersAllWentGivesWayToTheLastPageLeft() {
+		String topic = "console-pages";
+		for (int i = 0; i < 25; i++) {
+			this.delayQueue.add(Job.builder(topic).id("letter-" + i).payload("{}").maxAttempts(1).build());
+		}
+		for (ReservedJob job : this.delayQueue.claim(topic, 25)) {
+			this.delayQueue.fail(job, new IllegalStateException("made a dead letter"));
+		}
+		go("#/topic/" + topic);
+		click("button[data-tab='DEAD']");
+		await().atMost(WAIT).until(() -> text(".pager span").equals("1–20 of 25"));
+		click(".pager button:last-of-type");
+		await().atMost(WAIT).until(() -> text(".pager span").equals("21–25 of 25"));
+
+		@SuppressWarnings("unchecked")
+		List<String> secondPage = (List<String>) ((JavascriptExecutor) browser).executeScript(
+				"return [...document.querySelectorAll('#dead-letters tr[data-job-row]')].map((row) => row.dataset.jobRow)");
+		assertThat(secondPage).hasSize(5);
+		secondPage.forEach((id) -> this.delayQueue.cancel(topic, id));
+
+		await().atMost(WAIT).until(() -> text(".pager span").equals("1–20 of 20"));
+		assertThat(present("#no-dead-letters")).isFalse();
+	}
+
+	@Test
+	void aSlowApiGetsOneRefreshAtATimeFromThePage() {
+		go("#/");
+		JavascriptExecutor page = (JavascriptExecutor) browser;
+		// the page's requests for the topic list are held until released, as a Redis that does not answer holds them
+		page.executeScript("""
+				window.topicListRequests = 0;
+				window.topicListHeldSince = 0;
+				const original = window.fetch;
+				let release;
+				const held = new Promise((resolve) => { release = resolve; });
+				window.releaseTopicList = () => { window.fetch = original; release(); };
+				window.fetch = (input, init) => {
+				  if (/\\/api\\/topics$/.test(String(input))) {
+				    window.topicListRequests++;
+				    window.topicListHeldSince = window.topicListHeldSince || Date.now();
+				    return held.then(() => original(input, init));
+				  }
+				  return original(input, init);
+				};
+				""");
+		try {
+			// three polls' worth (every 2 s) after the first request was held
+			await().atMost(WAIT).until(() -> (Boolean) page.executeScript(
+					"return window.topicListHeldSince > 0 && Date.now() - window.topicListHeldSince > 6500"));
+
+			assertThat(page.executeScript("return window.topicListRequests")).isEqualTo(1L);
+		}
+		finally {
+			page.executeScript("window.releaseTopicList()");
+		}
+		await().atMost(WAIT).until(() -> text("#connection").startsWith("updated"));
 	}
 
 	@Test
