@@ -276,6 +276,7 @@ public class DelayQueue implements AutoCloseable {
 	 * Makes a delayed or ready job due {@code delay} from now (Redis clock).
 	 * @throws NoSuchJobException when the topic has no such job
 	 * @throws InvalidJobException when the delay is invalid or the job is reserved or dead
+	 * @throws CorruptJobException when the job's meta in Redis cannot be read; it is left as it is
 	 */
 	public Instant reschedule(String topic, String id, Duration delay) {
 		Job.checkDelay(delay);
@@ -286,6 +287,7 @@ public class DelayQueue implements AutoCloseable {
 	 * Makes a delayed or ready job due at {@code dueAt}, taken as given.
 	 * @throws NoSuchJobException when the topic has no such job
 	 * @throws InvalidJobException when the instant is invalid or the job is reserved or dead
+	 * @throws CorruptJobException when the job's meta in Redis cannot be read; it is left as it is
 	 */
 	public Instant reschedule(String topic, String id, Instant dueAt) {
 		Job.checkDueAt(dueAt);
@@ -300,6 +302,9 @@ public class DelayQueue implements AutoCloseable {
 			case "0":
 				throw new NoSuchJobException(topic, id);
 			default:
+				if ("?".equals(reply.get(1))) {
+					throw new CorruptJobException(topic, id, "unreadable meta");
+				}
 				throw new InvalidJobException("id", "job \"" + id + "\" on topic \"" + topic + "\" is "
 						+ JobState.fromCode(reply.get(1)) + "; only DELAYED or READY jobs can be rescheduled");
 		}

@@ -116,6 +116,19 @@ class CorruptDataIntegrationTests {
 	}
 
 	@Test
+	void rescheduleNamesTheJobWhoseMetaCannotBeReadAndLeavesItAsItIs() {
+		this.redis.opsForHash().put(this.bucket.jobs(), "garbled", "???");
+		this.redis.opsForHash().put(this.bucket.payloads(), "garbled", "1:|{}");
+		this.redis.opsForZSet().add(this.bucket.delayed(), "garbled", 5);
+
+		assertThatExceptionOfType(CorruptJobException.class)
+			.isThrownBy(() -> this.queue.reschedule(TOPIC, "garbled", Duration.ZERO))
+			.withMessageContaining("\"garbled\"");
+		assertThat(this.redis.opsForHash().get(this.bucket.jobs(), "garbled")).isEqualTo("???");
+		assertThat(this.redis.opsForZSet().score(this.bucket.delayed(), "garbled")).isEqualTo(5.0);
+	}
+
+	@Test
 	void findNamesTheJobWhosePoolEntryCannotBeRead() {
 		this.redis.opsForZSet().add(this.bucket.delayed(), "no-policy-number", 5);
 		this.redis.opsForHash().put(this.bucket.payloads(), "no-policy-number", "{}");

@@ -4,7 +4,8 @@
 -- ARGV[1] id   ARGV[2] delay ms from the Redis clock's now, or ''   ARGV[3] due epoch ms, or ''
 -- ARGV[4] poller wake-up channel   ARGV[5] bucket index
 --
--- Returns { code, due ms or state }: 1 rescheduled (due ms), 0 no such job, -2 not delayed or ready (its state).
+-- Returns { code, due ms or state }: 1 rescheduled (due ms), 0 no such job, -2 not delayed or ready (its state, '?'
+-- when its meta cannot be read).
 
 local jobs, delayed, ready, signal = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id = ARGV[1]
@@ -13,7 +14,9 @@ local m = meta_decode(raw)
 local state
 if m then
   state = m.state
-elseif not raw then
+elseif raw then
+  return { -2, '?' } -- meta that cannot be read: left as it is, for the Java side to name
+else
   state = pending_state(delayed, ready, id) -- waiting for its first claim: no meta to rewrite
 end
 if not state then
