@@ -71,6 +71,15 @@ final class AfterCommitSends {
 		pending.sends.add(new PendingSend(job, observation, result));
 	}
 
+	/**
+	 * Cancels the sends of job {@code id} of {@code topic} made so far in the current transaction: they are not
+	 * added when it commits (unless a rollback to a savepoint undoes the cancel). Returns whether there were any.
+	 */
+	boolean cancelPending(String topic, String id) {
+		PendingSends pending = (PendingSends) TransactionSynchronizationManager.getResource(this);
+		return pending != null && pending.cancel(topic, id);
+	}
+
 	private void add(PendingSend send, BackOffExecution retries) {
 		CompletableFuture<Boolean> added;
 		try {
@@ -144,11 +153,23 @@ final class AfterCommitSends {
 		}
 
 		void dropped() {
-			this.observation.event(Observation.Event.of("rolled-back", "transaction rolled back, job not sent"));
+			drop(Observation.Event.of("rolled-back", "transaction rolled back, job not sent"));
+		}
+
+		void cancelled() {
+			drop(Observation.Event.of("cancelled", "job cancelled in its transaction, not sent"));
+		}
+
+		private void drop(Observation.Event event) {
+			this.observation.event(event);
 			this.observation.stop();
 			if (this.result != null) {
 				this.result.cancel(false);
 			}
+		}
+
+		boolean isOf(String topic, String id) {
+			return this.job.topic().equals(topic) && this.job.id().equals(id);
 		}
 
 	}
@@ -161,8 +182,30 @@ final class AfterCommitSends {
 
 		final List<PendingSend> sends = new ArrayList<>();
 
-		/** How many sends were made before each savepoint, to drop those after it on a rollback to it. */
-		private final Map<Object, Integer> savepoints = new IdentityHashMap<>();
+		/** The sends cancelled since, in the order of the cancels. */
+		private final List<PendingSend> cancelled = new ArrayList<>();
+
+		/**
+		 * How many sends and cancels were made before each savepoint, to undo those after it on a rollback to it.
+		 */
+		private final Map<Object, Mark> savepoints = new IdentityHashMap<>();
+
+		boolean cancel(String topic, String id) {
+			boolean found = false;
+			for (PendingSend send : this.sends) {
+				if (send.isOf(topic, id)) {
+					found = true;
+					if (!isCancelled(send)) {
+						this.cancelled.add(send);
+					}
+				}
+			}
+			return found;
+		}
+
+		private boolean isCancelled(PendingSend send) {
+			return this.cancelled.stream().anyMatch((cancelledSend) -> cancelledSend == send);
+		}
 
 		@Override
 		public void suspend() {
@@ -176,14 +219,16 @@ final class AfterCommitSends {
 
 		@Override
 		public void savepoint(Object savepoint) {
-			this.savepoints.put(savepoint, this.sends.size());
+			this.savepoints.put(savepoint, new Mark(this.sends.size(), this.cancelled.size()));
 		}
 
 		@Override
 		public void savepointRollback(Object savepoint) {
-			// a savepoint made before these sends were first collected was made before every one of them
-			int kept = this.savepoints.getOrDefault(savepoint, 0);
-			List<PendingSend> after = this.sends.subList(kept, this.sends.size());
+			// a savepoint made before these sends were first collected was made before every one of them; the cancels
+			// after it are undone first (a send after it was cancelled after it too)
+			Mark mark = this.savepoints.getOrDefault(savepoint, Mark.NONE);
+			this.cancelled.subList(mark.cancels(), this.cancelled.size()).clear();
+			List<PendingSend> after = this.sends.subList(mark.sends(), this.sends.size());
 			after.forEach(PendingSend::dropped);
 			after.clear();
 		}
@@ -197,14 +242,26 @@ final class AfterCommitSends {
 						this.sends.size());
 			}
 			for (PendingSend send : this.sends) {
-				if (status != STATUS_ROLLED_BACK) {
-					add(send, AfterCommitSends.this.backOff.start());
+				if (status == STATUS_ROLLED_BACK) {
+					send.dropped();
+				}
+				else if (isCancelled(send)) {
+					send.cancelled();
 				}
 				else {
-					send.dropped();
+					add(send, AfterCommitSends.this.backOff.start());
 				}
 			}
 		}
+
+	}
+
+	/**
+	 * How many sends and cancels a transaction had made when it set a savepoint.
+	 */
+	private record Mark(int sends, int cancels) {
+
+		static final Mark NONE = new Mark(0, 0);
 
 	}
 

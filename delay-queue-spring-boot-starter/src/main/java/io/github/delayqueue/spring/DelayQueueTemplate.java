@@ -367,16 +367,23 @@ public class DelayQueueTemplate {
 	}
 
 	/**
-	 * Removes a job in any state; a listener still running it will have its finish refused.
-	 * @return {@code false} when the topic has no such job (any more), as after it ran
+	 * Removes a job in any state; a listener still running it will have its finish refused. Inside a transaction,
+	 * it also cancels the sends of that job made earlier in the transaction and held for its commit, which
+	 * are then not added (a rollback to a savepoint before the cancel undoes that part). The removal from Redis is
+	 * made at once, not held for the commit: a rollback does not bring the job back.
+	 * @return {@code false} when the topic has no such job (any more), as after it ran, and none was sent earlier
+	 * in the transaction
 	 */
 	public boolean cancel(String topic, String id) {
+		// whatever this template's own mode: a template of the other mode shares the sends it holds
+		boolean sentInThisTransaction = AfterCommitSends.inTransaction()
+				&& this.afterCommitSends.cancelPending(topic, id);
 		try {
 			this.queue.cancel(topic, id);
 			return true;
 		}
 		catch (NoSuchJobException ex) {
-			return false;
+			return sentInThisTransaction;
 		}
 	}
 

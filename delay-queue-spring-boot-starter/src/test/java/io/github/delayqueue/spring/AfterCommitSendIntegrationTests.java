@@ -139,6 +139,43 @@ class AfterCommitSendIntegrationTests {
 	}
 
 	@Test
+	void aCancelInTheTransactionOfTheSendDropsTheSend() {
+		run((app) -> {
+			String[] ids = new String[3];
+			app.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, false, () -> {
+				ids[0] = app.template.send(TOPIC, "order-7 timeout", LATER);
+				ids[1] = app.template.send(TOPIC, "order-8 timeout", LATER);
+				assertThat(app.template.cancel(TOPIC, ids[0])).as("a send of this transaction").isTrue();
+				assertThat(app.template.cancel(TOPIC, "never-sent")).isFalse();
+				ids[2] = app.template.send(TOPIC, "marker", LATER);
+				return null;
+			});
+
+			app.awaitAdded(ids[1], ids[2]);
+			assertThat(app.template.find(TOPIC, ids[0])).isEmpty();
+			assertThat(app.template.getDelayQueue().stats(TOPIC).delayed()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aCancelRolledBackToItsSavepointLeavesTheSend() {
+		run((app) -> {
+			String[] ids = new String[2];
+			app.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, false, () -> {
+				ids[0] = app.template.send(TOPIC, "kept", LATER);
+				ids[1] = app.template.send(TOPIC, "cancelled", LATER);
+				app.rollingBack(TransactionDefinition.PROPAGATION_NESTED,
+						() -> assertThat(app.template.cancel(TOPIC, ids[0])).isTrue());
+				assertThat(app.template.cancel(TOPIC, ids[1])).isTrue();
+				return null;
+			});
+
+			app.awaitAdded(ids[0]);
+			assertThat(app.template.find(TOPIC, ids[1])).isEmpty();
+		});
+	}
+
+	@Test
 	void aNestedTransactionWithTheFirstSendsDropsThemOnItsRollback() {
 		run((app) -> {
 			String[] ids = new String[2];
