@@ -40,6 +40,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -167,6 +168,12 @@ public final class DelayQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	static DelayListenerAnnotationBeanPostProcessor delayListenerAnnotationBeanPostProcessor() {
 		return new DelayListenerAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	static TopicSettingsKeysCheck delayQueueTopicSettingsKeysCheck(DelayQueueProperties properties,
+			ObjectProvider<DelayListenerRegistry> registry, ConfigurableEnvironment environment) {
+		return new TopicSettingsKeysCheck(properties, registry, environment);
 	}
 
 	@Bean

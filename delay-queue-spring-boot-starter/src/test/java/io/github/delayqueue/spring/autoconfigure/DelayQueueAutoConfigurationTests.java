@@ -308,6 +308,35 @@ class DelayQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void settingsOfADottedListenerTopicWrittenWithoutBracketsAreRefusedNamingTheBracketsToWrite() {
+		// Spring Boot binds delay-queue.topics.orders.v2.ttr to no topic at all: the listener would run on defaults
+		this.contextRunner.withUserConfiguration(DottedListenerConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + this.server.newKeyPrefix(),
+					"delay-queue.topics.orders.v2.ttr=2m")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("delay-queue.topics.orders.v2.ttr")
+				.hasMessageContaining("delay-queue.topics[orders.v2].ttr"));
+		this.contextRunner.withUserConfiguration(DottedListenerConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + this.server.newKeyPrefix(),
+					"delay-queue.topics[orders.v2].ttr=2m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayQueueProperties.class).getTopics().get("orders.v2").getTtr())
+					.isEqualTo(Duration.ofMinutes(2));
+			});
+		// a '_' is kept in a key without brackets
+		this.contextRunner.withUserConfiguration(UnderscoreListenerConfiguration.class)
+			.withPropertyValues("delay-queue.key-prefix=" + this.server.newKeyPrefix(),
+					"delay-queue.topics.order_timeout.ttr=2m")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(DelayQueueProperties.class).getTopics().get("order_timeout").getTtr())
+					.isEqualTo(Duration.ofMinutes(2));
+			});
+	}
+
+	@Test
 	void handlerCallsAreObservations() {
 		String prefix = this.server.newKeyPrefix();
 		this.contextRunner.withUserConfiguration(ObserverConfiguration.class, ObservationConfiguration.class)
@@ -430,6 +459,38 @@ class DelayQueueAutoConfigurationTests {
 		@Bean
 		ObservedListener observedListener() {
 			return new ObservedListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnderscoreListenerConfiguration {
+
+		@Bean
+		Object underscoreListener() {
+			return new Object() {
+
+				@DelayListener(topic = "order_timeout")
+				void handle(String payload) {
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DottedListenerConfiguration {
+
+		@Bean
+		Object dottedListener() {
+			return new Object() {
+
+				@DelayListener(topic = "orders.v2")
+				void handle(String payload) {
+				}
+
+			};
 		}
 
 	}

@@ -1,0 +1,66 @@
+package io.github.delayqueue.spring.autoconfigure;
+
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
+import io.github.delayqueue.spring.config.DelayListenerRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+
+/**
+ * Refuses to start an application whose settings for a listener's topic under {@code delay-queue.topics} were
+ * dropped: a topic may hold a {@code '.'}, and Spring Boot binds {@code delay-queue.topics.orders.v2.ttr} to no
+ * topic at all (a map key written without brackets ends at its first {@code '.'}), so the listener would run on the
+ * defaults without a word. The key must be written in brackets: {@code delay-queue.topics[orders.v2].ttr}.
+ */
+final class TopicSettingsKeysCheck implements ApplicationListener<ContextRefreshedEvent> {
+
+	private static final String PREFIX = "delay-queue.topics.";
+
+	private final DelayQueueProperties properties;
+
+	private final ObjectProvider<DelayListenerRegistry> registry;
+
+	private final ConfigurableEnvironment environment;
+
+	TopicSettingsKeysCheck(DelayQueueProperties properties, ObjectProvider<DelayListenerRegistry> registry,
+			ConfigurableEnvironment environment) {
+		this.properties = properties;
+		this.registry = registry;
+		this.environment = environment;
+	}
+
+	@Override
+	public void onApplicationEvent(ContextRefreshedEvent event) {
+		Set<String> dotted = this.registry.stream()
+			.flatMap((listeners) -> listeners.getListenerContainers().stream())
+			.map(DelayQueueListenerContainer::getTopic)
+			.filter((topic) -> topic.indexOf('.') >= 0 && !this.properties.getTopics().containsKey(topic))
+			.collect(Collectors.toSet());
+		if (dotted.isEmpty()) {
+			return;
+		}
+		for (PropertySource<?> source : this.environment.getPropertySources()) {
+			if (source instanceof EnumerablePropertySource<?> enumerable) {
+				for (String name : enumerable.getPropertyNames()) {
+					for (String topic : dotted) {
+						if (name.startsWith(PREFIX + topic + ".")) {
+							throw new IllegalStateException("Setting " + name + " (from " + source.getName()
+									+ ") is bound to no topic: Spring Boot ends a map key written without brackets at "
+									+ "its first '.'; write the listener's topic \"" + topic + "\" in brackets, as "
+									+ "delay-queue.topics[" + topic + "]" + name.substring(PREFIX.length() + topic.length())
+									+ " (in YAML, the key \"[" + topic + "]\")");
+						}
+					}
+				}
+			}
+		}
+	}
+
+}
