@@ -7,8 +7,7 @@ import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
@@ -18,8 +17,12 @@ import org.springframework.core.env.PropertySource;
  * dropped: a topic may hold a {@code '.'}, and Spring Boot binds {@code delay-queue.topics.orders.v2.ttr} to no
  * topic at all (a map key written without brackets ends at its first {@code '.'}), so the listener would run on the
  * defaults without a word. The key must be written in brackets: {@code delay-queue.topics[orders.v2].ttr}.
+ * <p>
+ * It checks as the application starts, in the lifecycle phase just before the listener registry's: every listener
+ * is registered by then, and none has started (a started listener records the topic's bucket count in Redis, which a
+ * dropped {@code buckets} setting would get wrong for good).
  */
-final class TopicSettingsKeysCheck implements ApplicationListener<ContextRefreshedEvent> {
+final class TopicSettingsKeysCheck implements SmartLifecycle {
 
 	private static final String PREFIX = "delay-queue.topics.";
 
@@ -36,8 +39,31 @@ final class TopicSettingsKeysCheck implements ApplicationListener<ContextRefresh
 		this.environment = environment;
 	}
 
+	private volatile boolean running;
+
 	@Override
-	public void onApplicationEvent(ContextRefreshedEvent event) {
+	public void start() {
+		check();
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		DelayListenerRegistry listeners = this.registry.getIfAvailable();
+		return ((listeners != null) ? listeners.getPhase() : DelayListenerRegistry.DEFAULT_PHASE) - 1;
+	}
+
+	private void check() {
 		Set<String> dotted = this.registry.stream()
 			.flatMap((listeners) -> listeners.getListenerContainers().stream())
 			.map(DelayQueueListenerContainer::getTopic)
