@@ -354,6 +354,25 @@ class ScheduleIntegrationTests {
 	}
 
 	@Test
+	void anOccurrenceRunEarlyAndFinishedIsNotRunAgainWhenItsScheduleIsChangedBeforeItsFireTime() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("1").build());
+		String first = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+		queue.runNow(TOPIC, first);
+		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
+		assertThat(queue.finish(claimed.get(0))).isTrue();
+		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+
+		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("2").build());
+
+		assertThat(queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence()).isEqualTo(second);
+		assertThat(queue.find(TOPIC, first)).as("the occurrence that ran").isEmpty();
+		assertThat(queue.payload(TOPIC, second)).contains("2");
+		assertThat(queue.stats(TOPIC).delayed()).isEqualTo(1);
+	}
+
+	@Test
 	void aFixedRateScheduleChangedAtRunTimeRunsAtItsNewRate() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
 		List<String> runs = new CopyOnWriteArrayList<>();

@@ -63,8 +63,9 @@ public final class Schedules implements AutoCloseable {
 
 	/**
 	 * Makes a schedule, or makes sure it is as described: a new one, or one whose definition or payload
-	 * changed, gets a new pending occurrence at its first fire time after now (a changed one's old pending
-	 * occurrence is dropped in the same script); one already so described is left as it is, but for its
+	 * changed, gets a new pending occurrence at its first fire time after now, or at its old pending occurrence's
+	 * fire time still to come when its recurrence stayed as it was (the old pending occurrence is dropped in the same
+	 * script; see {@link #firesOfChanged}); one already so described is left as it is, but for its
 	 * misfire policy and its list of fire times. A paused schedule stays paused.
 	 */
 	public void put(String topic, String id, ScheduleDefinition definition, String payload) {
@@ -232,7 +233,7 @@ public final class Schedules implements AutoCloseable {
 		if (stored == null || !stored.definition().equals(encoded) || !stored.payload().equals(payload)) {
 			boolean active = stored == null || stored.active();
 			return new Write(definition, payload, active, false, (stored != null) ? lastOf(stored) : "",
-					active ? firesAfter(recurrence, now, AHEAD + 1) : List.of());
+					active ? firesOfChanged(recurrence, stored, now) : List.of());
 		}
 		if (!stored.active()) {
 			return null;
@@ -347,6 +348,29 @@ public final class Schedules implements AutoCloseable {
 	private static Long next(Recurrence recurrence, long after) {
 		Instant next = recurrence.next(Instant.ofEpochMilli(after));
 		return (next != null) ? next.toEpochMilli() : null;
+	}
+
+	/**
+	 * Returns the fire times of a made or changed schedule: those after now, but for a schedule whose recurrence
+	 * stays as it was (its payload or policy changed), from its pending occurrence's fire time when that is still to
+	 * come (else from just after its latest occurrence), so that the change keeps its timing and a fire time whose
+	 * occurrence ran already (made due early by {@code runNow}, say) does not run again.
+	 */
+	private static List<Long> firesOfChanged(Recurrence recurrence, StoredSchedule stored, long now) {
+		if (stored == null || !ScheduleDefinition.decode(stored.definition()).recurrence().spec()
+			.equals(recurrence.spec())) {
+			return firesAfter(recurrence, now, AHEAD + 1);
+		}
+		if (stored.hasPending() && StoredSchedule.fireOf(stored.pending()) > now) {
+			long pendingFire = StoredSchedule.fireOf(stored.pending());
+			List<Long> fires = new ArrayList<>(AHEAD + 1);
+			fires.add(pendingFire);
+			fires.addAll(firesAfter(recurrence, pendingFire, AHEAD));
+			return fires;
+		}
+		long after = (!stored.hasPending() && stored.lastFireMillis() != null) ? Math.max(now, stored.lastFireMillis())
+				: now;
+		return firesAfter(recurrence, after, AHEAD + 1);
 	}
 
 	private static String lastOf(StoredSchedule stored) {

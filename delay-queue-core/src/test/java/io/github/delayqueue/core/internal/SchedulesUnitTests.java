@@ -82,6 +82,30 @@ class SchedulesUnitTests {
 	}
 
 	@Test
+	void aChangeOfPayloadKeepsTheFireTimeOfThePendingOccurrence() {
+		ScheduleDefinition definition = definition(MisfirePolicy.RUN_ONCE);
+		StoredSchedule stored = withDefinition(stored(NOW + 700, fires(NOW + 1700, 20)), definition.encode());
+
+		Write write = Schedules.plan(EVERY_SECOND, definition, definition.encode(), "{\"changed\":true}", stored, NOW);
+
+		assertThat(write.keepPending()).isFalse();
+		assertThat(write.fires()).hasSize(Schedules.AHEAD + 1).startsWith(NOW + 700, NOW + 1700);
+	}
+
+	@Test
+	void aChangeOfRecurrencePlansFromNow() {
+		ScheduleDefinition before = definition(MisfirePolicy.RUN_ONCE);
+		StoredSchedule stored = withDefinition(stored(NOW + 700, fires(NOW + 1700, 20)), before.encode());
+		Recurrence everyTwoSeconds = Recurrence.fixedRate(Duration.ofSeconds(2));
+		ScheduleDefinition after = new ScheduleDefinition(everyTwoSeconds, MisfirePolicy.RUN_ONCE,
+				Duration.ofMillis(100), new JobPolicy(Duration.ofSeconds(30), 3, BackOff.DEFAULT));
+
+		Write write = Schedules.plan(everyTwoSeconds, after, after.encode(), "{}", stored, NOW);
+
+		assertThat(write.fires()).startsWith(NOW + 2000, NOW + 4000);
+	}
+
+	@Test
 	void aRefillKeepsLateListedTimesAndListsMoreAfterTheLast() {
 		StoredSchedule stored = stored(NOW - 3_000, fires(NOW - 2_000, 10));
 
