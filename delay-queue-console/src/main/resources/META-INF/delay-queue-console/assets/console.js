@@ -4,6 +4,7 @@
 
 (() => {
   const POLL_MILLIS = 2000;
+  const REQUEST_TIMEOUT_MILLIS = 60000;
   const HISTORY_MILLIS = 5 * 60 * 1000;
   const PAGE_SIZE = 20;
   const api = new URL('api/', document.baseURI);
@@ -71,12 +72,25 @@
     return new ApiError(response.status, detail);
   }
 
+  // A request that gets no answer fails after REQUEST_TIMEOUT_MILLIS (a proxy holding the connection, a link gone
+  // half-open): the page's one refresh at a time would otherwise wait on it for good.
+  async function request(url, options) {
+    try {
+      return await fetch(url, { ...options, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MILLIS) });
+    } catch (error) {
+      if (error.name === 'TimeoutError') {
+        throw new Error('no answer from the application within ' + REQUEST_TIMEOUT_MILLIS / 1000 + ' s');
+      }
+      throw error;
+    }
+  }
+
   async function get(path, parameters) {
     const url = new URL(path, api);
     for (const [name, value] of Object.entries(parameters || {})) {
       url.searchParams.set(name, value);
     }
-    const response = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    const response = await request(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     if (!response.ok) {
       throw await failure(response);
     }
@@ -89,7 +103,7 @@
     if (session.csrf) {
       headers[session.csrf.headerName] = session.csrf.token;
     }
-    const response = await fetch(new URL(path, api), {
+    const response = await request(new URL(path, api), {
       method: 'POST', headers, credentials: 'same-origin', body: JSON.stringify(body || {})
     });
     if (!response.ok) {
@@ -472,11 +486,15 @@
     };
 
     async function loadJobs(state) {
-      const page = await get(topicPath(topic) + '/jobs', { state, offset, limit: PAGE_SIZE });
-      if (page.jobs.length === 0 && offset > 0) {
+      const requested = offset;
+      const page = await get(topicPath(topic) + '/jobs', { state, offset: requested, limit: PAGE_SIZE });
+      if (tab !== state || offset !== requested) {
+        return; // the operator moved to another tab or page meanwhile, whose own read draws it
+      }
+      if (page.jobs.length === 0 && requested > 0) {
         // this page's jobs went (replayed, cancelled, run) while earlier pages remain: show the last page with jobs
         const lastWithJobs = Math.floor((Math.min(page.total, page.maxDepth) - 1) / PAGE_SIZE) * PAGE_SIZE;
-        offset = Math.max(0, Math.min(offset - PAGE_SIZE, lastWithJobs));
+        offset = Math.max(0, Math.min(requested - PAGE_SIZE, lastWithJobs));
         shown = null;
         return loadJobs(state);
       }
