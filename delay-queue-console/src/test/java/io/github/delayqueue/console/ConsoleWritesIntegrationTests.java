@@ -8,11 +8,15 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.internal.BucketKeys;
+import io.github.delayqueue.core.internal.KeyLayout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.ResultActions;
@@ -44,6 +48,9 @@ class ConsoleWritesIntegrationTests extends ConsoleIntegrationTestSupport {
 
 	@Autowired
 	private WebApplicationContext context;
+
+	@Autowired
+	private RedisConnectionFactory connectionFactory;
 
 	private MockMvc mvc;
 
@@ -180,6 +187,23 @@ class ConsoleWritesIntegrationTests extends ConsoleIntegrationTestSupport {
 				.header("Sec-Fetch-Site", "same-origin"))
 			.andExpect(status().isOk());
 		assertThat(state(topic, "g")).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void aJobWhoseDataCannotBeReadIsAConflictNamingIt() throws Exception {
+		String topic = "console-corrupt";
+		BucketKeys bucket = new KeyLayout(this.queue.options().keyPrefix(), (name) -> 1).bucket(topic, 0);
+		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
+		redis.opsForHash().put(bucket.jobs(), "garbled", "???");
+		redis.opsForHash().put(bucket.payloads(), "garbled", "1:|{}");
+		redis.opsForZSet().add(bucket.delayed(), "garbled", 5);
+
+		this.mvc.perform(get(API + topic + "/job").param("id", "garbled"))
+			.andExpect(status().isConflict())
+			.andExpect(jsonPath("$.detail").value(containsString("\"garbled\"")));
+		write(topic, "/job/reschedule", "{\"id\":\"garbled\",\"delay\":\"2h\"}").andExpect(status().isConflict())
+			.andExpect(jsonPath("$.detail").value(containsString("\"garbled\"")));
+		assertThat(redis.opsForHash().get(bucket.jobs(), "garbled")).isEqualTo("???");
 	}
 
 	@Test

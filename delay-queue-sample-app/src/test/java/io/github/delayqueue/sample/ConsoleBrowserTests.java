@@ -53,7 +53,9 @@ import static org.junit.jupiter.api.Assumptions.abort;
 /**
  * The delay-queue console of the running sample application, driven in headless Chromium: counts change as jobs are
  * sent, a dead letter is opened, replayed and runs, a topic is paused and its claims stop until it is resumed, the
- * live consumers are listed, and a payload holding markup is shown as text.
+ * live consumers are listed, a payload holding markup is shown as text, a cancelled replay of selected dead letters
+ * keeps the selection, an emptied last page gives way to the last page left, and an API that does not answer gets
+ * one refresh at a time from the page.
  * <p>
  * Needs the Debian {@code chromium} and {@code chromium-driver} packages ({@code /usr/bin/chromium} and
  * {@code /usr/bin/chromedriver}, else the paths in {@code -Ddelayqueue.browser.chromium} and

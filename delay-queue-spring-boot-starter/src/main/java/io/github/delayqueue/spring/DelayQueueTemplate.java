@@ -392,6 +392,7 @@ public class DelayQueueTemplate {
 	 * @return the new due time
 	 * @throws NoSuchJobException when the topic has no such job
 	 * @throws InvalidJobException when the job is running or dead
+	 * @throws io.github.delayqueue.core.CorruptJobException when the job's data in Redis cannot be read
 	 */
 	public Instant reschedule(String topic, String id, Duration delay) {
 		return this.queue.reschedule(topic, id, delay);
@@ -402,6 +403,7 @@ public class DelayQueueTemplate {
 	 * @return the new due time
 	 * @throws NoSuchJobException when the topic has no such job
 	 * @throws InvalidJobException when the job is running or dead
+	 * @throws io.github.delayqueue.core.CorruptJobException when the job's data in Redis cannot be read
 	 */
 	public Instant reschedule(String topic, String id, Instant at) {
 		return this.queue.reschedule(topic, id, at);

@@ -20,6 +20,7 @@ import io.github.delayqueue.console.web.ConsoleResponses.Session;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicDetail;
 import io.github.delayqueue.console.web.ConsoleResponses.TopicSummary;
 import io.github.delayqueue.core.BucketCountMismatchException;
+import io.github.delayqueue.core.CorruptJobException;
 import io.github.delayqueue.core.InvalidJobException;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
@@ -225,6 +226,12 @@ public class ConsoleApiController {
 	@ExceptionHandler(ConsoleWriteRefusedException.class)
 	ProblemDetail refused(ConsoleWriteRefusedException ex) {
 		return problem(HttpStatus.FORBIDDEN, ex.getMessage());
+	}
+
+	@ExceptionHandler(CorruptJobException.class)
+	ProblemDetail corrupt(CorruptJobException ex) {
+		// the job is there, in a state no operation can read: the page shows why, as the application's log does
+		return problem(HttpStatus.CONFLICT, ex.getMessage());
 	}
 
 	@ExceptionHandler(BucketCountMismatchException.class)
