@@ -40,9 +40,6 @@ final class AfterCommitSends {
 
 	private final Executor executor;
 
-	/** The adds of the last transaction committed, which those of the next one follow. */
-	private CompletableFuture<Void> commitOrder = CompletableFuture.completedFuture(null);
-
 	AfterCommitSends(DelayQueue queue, BackOff backOff, AfterCommitSendFailureHandler failureHandler,
 			Executor executor) {
 		this.queue = queue;
@@ -81,18 +78,6 @@ final class AfterCommitSends {
 	boolean cancelPending(String topic, String id) {
 		PendingSends pending = (PendingSends) TransactionSynchronizationManager.getResource(this);
 		return pending != null && pending.cancel(topic, id);
-	}
-
-	/**
-	 * Adds a committed transaction's sends off the committing thread (an add waits on Redis where the client has
-	 * no asynchronous commands, as Jedis, and a queue's first add checks the Redis version), in the order they
-	 * were sent, and after those of the transactions committed before: a job sent again, replacing, in a later
-	 * transaction is added after the first.
-	 */
-	private synchronized void addInCommitOrder(List<PendingSend> sends) {
-		Runnable adds = () -> sends.forEach((send) -> add(send, this.backOff.start()));
-		// a failed batch (an Error) does not stop the batches after it
-		this.commitOrder = this.commitOrder.exceptionally((ex) -> null).thenRunAsync(adds, this.executor);
 	}
 
 	private void add(PendingSend send, BackOffExecution retries) {
@@ -256,7 +241,6 @@ final class AfterCommitSends {
 				logger.warn("Transaction outcome unknown: adding the {} job(s) sent in it as if it had committed",
 						this.sends.size());
 			}
-			List<PendingSend> toAdd = new ArrayList<>();
 			for (PendingSend send : this.sends) {
 				if (status == STATUS_ROLLED_BACK) {
 					send.dropped();
@@ -265,11 +249,8 @@ final class AfterCommitSends {
 					send.cancelled();
 				}
 				else {
-					toAdd.add(send);
+					add(send, AfterCommitSends.this.backOff.start());
 				}
-			}
-			if (!toAdd.isEmpty()) {
-				addInCommitOrder(toAdd);
 			}
 		}
 

@@ -1,15 +1,11 @@
 package io.github.delayqueue.spring;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.core.InvalidJobException;
-import io.github.delayqueue.core.Job;
-import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.test.RedisServer;
@@ -24,8 +20,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -142,30 +136,6 @@ class AfterCommitSendIntegrationTests {
 			app.awaitAdded(ids[0], ids[2], ids[3]);
 			assertThat(app.template.find(TOPIC, ids[1])).isEmpty();
 		});
-	}
-
-	@Test
-	void withJedisTheAddAfterTheCommitIsMadeOffTheCommittingThread() {
-		// Jedis has no asynchronous commands: an add made on the committing thread would hold it on Redis
-		Map<String, Thread> addingThreads = new ConcurrentHashMap<>();
-		this.contextRunner.withPropertyValues("spring.data.redis.client-type=jedis")
-			.withBean(JobObserver.class, () -> new JobObserver() {
-
-				@Override
-				public void added(Job job, boolean added) {
-					addingThreads.put(job.id(), Thread.currentThread());
-				}
-
-			})
-			.run((context) -> {
-				App app = new App(context);
-				assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
-				String id = app.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, false,
-						() -> app.template.send(TOPIC, "order-9", LATER));
-
-				app.awaitAdded(id);
-				assertThat(addingThreads.get(id)).isNotNull().isNotSameAs(Thread.currentThread());
-			});
 	}
 
 	@Test
