@@ -172,8 +172,9 @@ public final class DelayQueueAutoConfiguration {
 
 	@Bean
 	static TopicSettingsKeysCheck delayQueueTopicSettingsKeysCheck(DelayQueueProperties properties,
-			ObjectProvider<DelayListenerRegistry> registry, ConfigurableEnvironment environment) {
-		return new TopicSettingsKeysCheck(properties, registry, environment);
+			ObjectProvider<DelayListenerRegistry> registry, ObjectProvider<DelayQueueScheduleRegistrar> schedules,
+			ConfigurableEnvironment environment) {
+		return new TopicSettingsKeysCheck(properties, registry, schedules, environment);
 	}
 
 	@Bean
