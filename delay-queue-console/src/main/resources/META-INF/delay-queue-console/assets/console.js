@@ -72,11 +72,21 @@
     return new ApiError(response.status, detail);
   }
 
-  // A request that gets no answer fails after REQUEST_TIMEOUT_MILLIS (a proxy holding the connection, a link gone
-  // half-open): the page's one refresh at a time would otherwise wait on it for good.
-  async function request(url, options) {
+  // A read that gets no answer fails after REQUEST_TIMEOUT_MILLIS (a proxy holding the connection, a link gone
+  // half-open): the page's one refresh at a time would otherwise wait on it for good. Writes are not cut short: one
+  // may take long, and would go on in the application whatever the page said.
+  async function get(path, parameters) {
+    const url = new URL(path, api);
+    for (const [name, value] of Object.entries(parameters || {})) {
+      url.searchParams.set(name, value);
+    }
     try {
-      return await fetch(url, { ...options, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MILLIS) });
+      const response = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin',
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MILLIS) });
+      if (!response.ok) {
+        throw await failure(response);
+      }
+      return await response.json();
     } catch (error) {
       if (error.name === 'TimeoutError') {
         throw new Error('no answer from the application within ' + REQUEST_TIMEOUT_MILLIS / 1000 + ' s');
@@ -85,25 +95,13 @@
     }
   }
 
-  async function get(path, parameters) {
-    const url = new URL(path, api);
-    for (const [name, value] of Object.entries(parameters || {})) {
-      url.searchParams.set(name, value);
-    }
-    const response = await request(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
-    if (!response.ok) {
-      throw await failure(response);
-    }
-    return response.json();
-  }
-
   async function post(path, body) {
     const headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
     headers[session.writeHeader] = '1';
     if (session.csrf) {
       headers[session.csrf.headerName] = session.csrf.token;
     }
-    const response = await request(new URL(path, api), {
+    const response = await fetch(new URL(path, api), {
       method: 'POST', headers, credentials: 'same-origin', body: JSON.stringify(body || {})
     });
     if (!response.ok) {
@@ -555,6 +553,8 @@
     }
 
     async function loadPanel() {
+      const requestedTab = tab;
+      const requestedOffset = offset;
       try {
         if (tab === 'consumers') {
           await loadConsumers();
@@ -562,6 +562,10 @@
           await loadJobs(tab);
         }
       } catch (error) {
+        if (tab !== requestedTab || offset !== requestedOffset) {
+          return; // a read of a tab or page the operator has left
+        }
+        shown = null; // the next read draws its page, even one unchanged since before the error
         panel.replaceChildren(el('p', { class: 'unavailable' }, error.message));
       }
     }
