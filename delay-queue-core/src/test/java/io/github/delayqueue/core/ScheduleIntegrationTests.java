@@ -329,16 +329,12 @@ class ScheduleIntegrationTests {
 	@Test
 	void anOccurrenceRunEarlyIsNotEnqueuedAgainWhenItsScheduleIsChangedBeforeItsFireTime() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
-		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("1").build());
-		String first = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
-		queue.runNow(TOPIC, first);
-		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
-		assertThat(claimed).extracting(ReservedJob::id).containsExactly(first);
+		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
+		String first = claimed.id();
 		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
 
-		// changed before the first fire time: the plan starts at that time again, whose occurrence already ran
-		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("2").build());
+		// changed before the first fire time, while the occurrence of that time runs
+		queue.schedule(nightly("2"));
 
 		ScheduleInfo changed = queue.findSchedule(TOPIC, "nightly").orElseThrow();
 		assertThat(changed.pendingOccurrence()).isEqualTo(second);
@@ -348,7 +344,7 @@ class ScheduleIntegrationTests {
 			assertThat(stats.delayed()).isEqualTo(1);
 		});
 		assertThat(queue.payload(TOPIC, second)).contains("2");
-		assertThat(queue.finish(claimed.get(0))).isTrue();
+		assertThat(queue.finish(claimed)).isTrue();
 		assertThat(queue.find(TOPIC, first)).isEmpty();
 		assertThat(queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence()).isEqualTo(second);
 	}
@@ -356,15 +352,12 @@ class ScheduleIntegrationTests {
 	@Test
 	void anOccurrenceRunEarlyAndFinishedIsNotRunAgainWhenItsScheduleIsChangedBeforeItsFireTime() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
-		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("1").build());
-		String first = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
-		queue.runNow(TOPIC, first);
-		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
-		assertThat(queue.finish(claimed.get(0))).isTrue();
+		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
+		String first = claimed.id();
+		assertThat(queue.finish(claimed)).isTrue();
 		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
 
-		queue.schedule(Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", berlin).payload("2").build());
+		queue.schedule(nightly("2"));
 
 		assertThat(queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence()).isEqualTo(second);
 		assertThat(queue.find(TOPIC, first)).as("the occurrence that ran").isEmpty();
@@ -400,6 +393,24 @@ class ScheduleIntegrationTests {
 		String item = occurrenceId.substring(occurrenceId.lastIndexOf('@') + 1);
 		int dash = item.indexOf('-');
 		return Long.parseLong((dash < 0) ? item : item.substring(0, dash));
+	}
+
+	/**
+	 * Makes a nightly schedule, runs its first occurrence now (ahead of its fire time) and claims it.
+	 */
+	private static ReservedJob nightlyWithItsFirstOccurrenceClaimedEarly(DelayQueue queue) {
+		queue.schedule(nightly("1"));
+		String first = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+		queue.runNow(TOPIC, first);
+		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly(first);
+		return claimed.get(0);
+	}
+
+	private static Schedule nightly(String payload) {
+		return Schedule.builder(TOPIC, "nightly").cron("0 0 2 * * *", java.time.ZoneId.of("Europe/Berlin"))
+			.payload(payload)
+			.build();
 	}
 
 	private DelayQueue queue(DelayQueueOptions.Builder options) {
