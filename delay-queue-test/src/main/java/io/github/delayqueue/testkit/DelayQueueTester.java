@@ -41,6 +41,11 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 
 	private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
 
+	/** A topic and id no application uses, read to wait for the answers to the adds made before the read. */
+	private static final String BARRIER_TOPIC = "delay-queue-test-kit";
+
+	private static final String BARRIER_ID = "answers-to-adds-made";
+
 	private final DelayQueue queue;
 
 	private final JobRecorder recorder;
@@ -153,6 +158,7 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	 * earlier one) is listed each time.
 	 */
 	public List<Job> sent() {
+		awaitAnswersToAddsMade();
 		return this.recorder.sent();
 	}
 
@@ -160,6 +166,7 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	 * Returns the jobs the application sent to the topic since the test began, in order.
 	 */
 	public List<Job> sent(String topic) {
+		awaitAnswersToAddsMade();
 		return this.recorder.sent(topic);
 	}
 
@@ -177,6 +184,7 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	 * this after each test method.
 	 */
 	public void reset() {
+		awaitAnswersToAddsMade();
 		Set<List<String>> jobs = new LinkedHashSet<>();
 		this.recorder.sent().forEach((job) -> jobs.add(List.of(job.topic(), job.id())));
 		for (List<String> job : jobs) {
@@ -204,6 +212,21 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 
 	JobRecorder recorder() {
 		return this.recorder;
+	}
+
+	/**
+	 * Waits until the adds the application made so far are answered, and so recorded: a send inside a transaction
+	 * is added as the transaction commits without waiting for Redis (and a send through {@code sendAsync} is added
+	 * without waiting at all), while the recorder hears of a job with Redis's answer. Two reads of Redis on the
+	 * queue's connection, one after the other: Redis answers a connection's commands in order, so the first comes back
+	 * after every add sent before it, and the second after the adds those answers let go (an add waits while two
+	 * calls of its bucket are in flight, and is sent as the first is answered). With a client that has no shared
+	 * asynchronous connection, every add is answered before it returns.
+	 */
+	private void awaitAnswersToAddsMade() {
+		for (int read = 0; read < 2; read++) {
+			this.queue.find(BARRIER_TOPIC, BARRIER_ID);
+		}
 	}
 
 	<T> T readPayload(Job job, Class<T> type) {

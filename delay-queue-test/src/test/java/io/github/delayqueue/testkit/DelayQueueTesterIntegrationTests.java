@@ -11,6 +11,8 @@ import io.github.delayqueue.testkit.KitTestApplication.Reminder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,6 +33,9 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 
 	@Autowired
 	private Listeners listeners;
+
+	@Autowired
+	private PlatformTransactionManager transactionManager;
 
 	@Test
 	void fastForwardRunsAJobDueInThirtyMinutesNow() {
@@ -146,6 +151,18 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 		assertThat(this.delayQueue).sentPayloads("reminders", Reminder.class)
 			.containsExactly(new Reminder("one"), new Reminder("two"));
 		assertThat(this.delayQueue.sent()).hasSize(3);
+	}
+
+	@Test
+	void listsAJobSentInATransactionAsSoonAsTheTransactionHasCommitted() {
+		// the template adds it after the commit, without waiting for Redis's answer, which the kit hears of
+		for (int i = 0; i < 3; i++) {
+			String id = "after-commit-" + i;
+			new TransactionTemplate(this.transactionManager).executeWithoutResult(
+					(status) -> this.template.send("reminders", id, new Reminder("tx"), Duration.ofHours(1)));
+
+			assertThat(this.delayQueue).sentJobs("reminders").extracting(Job::id).endsWith(id);
+		}
 	}
 
 	@Test

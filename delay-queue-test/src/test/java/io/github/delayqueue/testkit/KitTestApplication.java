@@ -10,10 +10,14 @@ import io.github.delayqueue.spring.JobContext;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 /**
  * A small application with one listener per kind of behaviour the kit must see: one that takes every job, one
- * that fails a job's first attempt, one that fails every attempt, one that takes its time.
+ * that fails a job's first attempt, one that fails every attempt, one that takes its time; and transactions.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -22,6 +26,33 @@ class KitTestApplication {
 	@Bean
 	Listeners listeners() {
 		return new Listeners();
+	}
+
+	/**
+	 * Transactions with no resource behind them: enough for the template to hold a send until the commit.
+	 */
+	@Bean
+	PlatformTransactionManager transactionManager() {
+		return new AbstractPlatformTransactionManager() {
+
+			@Override
+			protected Object doGetTransaction() {
+				return new Object();
+			}
+
+			@Override
+			protected void doBegin(Object transaction, TransactionDefinition definition) {
+			}
+
+			@Override
+			protected void doCommit(DefaultTransactionStatus status) {
+			}
+
+			@Override
+			protected void doRollback(DefaultTransactionStatus status) {
+			}
+
+		};
 	}
 
 	record Reminder(String text) {
