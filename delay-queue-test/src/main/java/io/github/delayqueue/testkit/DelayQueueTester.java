@@ -150,7 +150,8 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	public void awaitIdle(String topic) {
 		await("topic \"" + topic + "\" to be idle",
 				() -> (this.queue.isIdle(topic) && this.recorder.running(topic) == 0) ? Awaited.done(topic) : null,
-				() -> this.queue.stats(topic) + ", " + this.recorder.running(topic) + " handlers running here");
+				() -> this.queue.stats(topic) + ", " + this.recorder.running(topic) + " handlers running here"
+						+ pausedNote(topic));
 	}
 
 	/**
@@ -249,7 +250,18 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 			state += " (in " + Duration.between(Instant.now(), info.dueAt()).withNanos(0)
 					+ "): fastForward its topic to have it run now";
 		}
-		return (info.lastError() != null) ? state + "; last error: " + info.lastError() : state;
+		if (info.lastError() != null) {
+			state += "; last error: " + info.lastError();
+		}
+		return state + pausedNote(topic);
+	}
+
+	/**
+	 * Says the topic is paused, for a failure message: a pause outlives the test that made it (it is kept in Redis
+	 * under the test class's key prefix, which {@link #reset()} leaves alone).
+	 */
+	private String pausedNote(String topic) {
+		return this.queue.isPaused(topic) ? "; topic \"" + topic + "\" is paused: resume it to have its jobs run" : "";
 	}
 
 	private <T> T await(String what, Callable<Awaited<T>> probe, Callable<String> stateOnTimeout) {

@@ -67,9 +67,10 @@ public final class JobRecorder implements JobObserver {
 	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 		synchronized (this.lock) {
 			this.running.remove(job.leaseToken());
-			History history = this.histories.get(new JobKey(job.topic(), job.id()));
-			if (history != null && finished) {
-				history.finishedRun = job;
+			if (finished) {
+				// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
+				this.histories.computeIfAbsent(new JobKey(job.topic(), job.id()), (key) -> new History(null))
+					.finishedRun = job;
 			}
 		}
 	}
@@ -114,7 +115,8 @@ public final class JobRecorder implements JobObserver {
 
 	/**
 	 * Returns the run of the job whose handler returned and whose finish Redis accepted, since the application
-	 * last sent it.
+	 * last sent it (or, for a job it did not send, such as a recurring schedule's occurrence, since this recorder
+	 * was cleared).
 	 */
 	public Optional<ReservedJob> finishedRun(String topic, String id) {
 		return history(topic, id).map((history) -> history.finishedRun);
@@ -153,6 +155,7 @@ public final class JobRecorder implements JobObserver {
 	 */
 	private static final class History {
 
+		/** The job as the application last sent it, or {@code null} for one it did not send. */
 		private final Job job;
 
 		private boolean cancelled;

@@ -2,9 +2,11 @@ package io.github.delayqueue.testkit;
 
 import java.time.Duration;
 
+import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.ReservedJob;
+import io.github.delayqueue.core.Schedule;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.testkit.KitTestApplication.Listeners;
 import io.github.delayqueue.testkit.KitTestApplication.Reminder;
@@ -162,6 +164,48 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 					(status) -> this.template.send("reminders", id, new Reminder("tx"), Duration.ofHours(1)));
 
 			assertThat(this.delayQueue).sentJobs("reminders").extracting(Job::id).endsWith(id);
+		}
+	}
+
+	@Test
+	void anOccurrenceOfARecurringScheduleIsAwaitedAsFinished() {
+		// the application did not send it: the schedule's script enqueued it
+		DelayQueue queue = this.delayQueue.delayQueue();
+		queue.schedule(Schedule.builder("reminders", "hourly")
+			.fixedRate(Duration.ofHours(1))
+			.payload("{\"text\":\"hourly\"}")
+			.build());
+		try {
+			String occurrence = queue.findSchedule("reminders", "hourly").orElseThrow().pendingOccurrence();
+			assertThat(this.delayQueue.fastForward("reminders", Duration.ofHours(1))).isEqualTo(1);
+
+			ReservedJob run = this.delayQueue.awaitFinished("reminders", occurrence);
+
+			assertThat(run.id()).isEqualTo(occurrence);
+			assertThat(this.listeners.reminded).contains(new Reminder("hourly"));
+		}
+		finally {
+			queue.unschedule("reminders", "hourly");
+		}
+	}
+
+	@Test
+	void aFailedWaitSaysTheTopicIsPaused() {
+		this.delayQueue.delayQueue().pause("reminders");
+		try {
+			this.template.send("reminders", "held", new Reminder("held"), Duration.ZERO);
+
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> this.delayQueue.withTimeout(Duration.ofMillis(300)).awaitFinished("reminders", "held"))
+				.withMessageContaining("it is READY")
+				.withMessageContaining("topic \"reminders\" is paused");
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> this.delayQueue.withTimeout(Duration.ofMillis(300)).awaitIdle("reminders"))
+				.withMessageContaining("is paused");
+		}
+		finally {
+			this.template.cancel("reminders", "held"); // before the resume, or a listener runs it
+			this.delayQueue.delayQueue().resume("reminders");
 		}
 	}
 
