@@ -373,7 +373,8 @@ public class DelayQueue implements AutoCloseable {
 	 * <li>A new schedule gets its first occurrence at its first fire time after now (Redis clock).</li>
 	 * <li>One whose recurrence, misfire policy, job policy or payload changed gets a new pending occurrence
 	 * at its first fire time after now, which replaces the old one in the same script; when its recurrence stayed
-	 * as it was, at the old pending occurrence's fire time still to come, so a fire time that ran already
+	 * as it was, at the old pending occurrence's fire time (one missed while no instance ran is kept or skipped as
+	 * its {@link MisfirePolicy} says), so the change keeps its timing and a fire time that ran already
 	 * ({@link #runNow}) does not run again.</li>
 	 * <li>One already so described is left as it is, but that fire times missed while no instance ran it are
 	 * handled by its {@link MisfirePolicy}. A paused one stays paused.</li>

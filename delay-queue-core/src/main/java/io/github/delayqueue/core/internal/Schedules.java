@@ -63,9 +63,9 @@ public final class Schedules implements AutoCloseable {
 
 	/**
 	 * Makes a schedule, or makes sure it is as described: a new one, or one whose definition or payload
-	 * changed, gets a new pending occurrence at its first fire time after now, or at its old pending occurrence's
-	 * fire time still to come when its recurrence stayed as it was (the old pending occurrence is dropped in the same
-	 * script; see {@link #firesOfChanged}); one already so described is left as it is, but for its
+	 * changed, gets a new pending occurrence at its first fire time after now, or, when its recurrence stayed as it
+	 * was, where the unchanged schedule has it (the old pending occurrence is dropped in the same script; see
+	 * {@link #firesOfChanged}); one already so described is left as it is, but for its
 	 * misfire policy and its list of fire times. A paused schedule stays paused.
 	 */
 	public void put(String topic, String id, ScheduleDefinition definition, String payload) {
@@ -233,11 +233,21 @@ public final class Schedules implements AutoCloseable {
 		if (stored == null || !stored.definition().equals(encoded) || !stored.payload().equals(payload)) {
 			boolean active = stored == null || stored.active();
 			return new Write(definition, payload, active, false, (stored != null) ? lastOf(stored) : "",
-					active ? firesOfChanged(recurrence, stored, now) : List.of());
+					active ? firesOfChanged(recurrence, definition, stored, now) : List.of());
 		}
 		if (!stored.active()) {
 			return null;
 		}
+		return catchUp(recurrence, definition, stored, now, false);
+	}
+
+	/**
+	 * Plans an active schedule's fire times from what Redis holds, its misfire policy applied to those missed:
+	 * whether its pending occurrence stays, and the times to list after it. Returns {@code null} when there is none
+	 * (a cron expression that matches no later date) or, unless {@code rewrite}, when nothing needs writing.
+	 */
+	private static Write catchUp(Recurrence recurrence, ScheduleDefinition definition, StoredSchedule stored,
+			long now, boolean rewrite) {
 		boolean keep = stored.hasPending();
 		Long head = keep ? (Long) StoredSchedule.fireOf(stored.pending())
 				: next(recurrence, (stored.lastFireMillis() != null) ? stored.lastFireMillis() : now);
@@ -248,7 +258,8 @@ public final class Schedules implements AutoCloseable {
 		MisfirePolicy misfire = definition.misfirePolicy();
 		boolean headMissed = head < now - definition.misfireGrace().toMillis();
 		boolean skipHead = misfire.kind() == MisfirePolicy.Kind.SKIP && headMissed;
-		if (keep && !skipHead && listed.stream().allMatch((fire) -> fire >= now) && listed.size() >= REFILL_BELOW) {
+		if (!rewrite && keep && !skipHead && listed.stream().allMatch((fire) -> fire >= now)
+				&& listed.size() >= REFILL_BELOW) {
 			return null;
 		}
 		List<Long> after = new ArrayList<>();
@@ -352,25 +363,28 @@ public final class Schedules implements AutoCloseable {
 
 	/**
 	 * Returns the fire times of a made or changed schedule: those after now, but for a schedule whose recurrence
-	 * stays as it was (its payload or policy changed), from its pending occurrence's fire time when that is still to
-	 * come (else from just after its latest occurrence), so that the change keeps its timing and a fire time whose
+	 * stays as it was (its payload or policy changed) those an unchanged schedule would have, its misfire policy
+	 * applied ({@link #catchUp}), with its pending occurrence's fire time first when that stays. So the change keeps
+	 * the schedule's timing, a missed occurrence still gets the catch-up its policy gives it, and a fire time whose
 	 * occurrence ran already (made due early by {@code runNow}, say) does not run again.
 	 */
-	private static List<Long> firesOfChanged(Recurrence recurrence, StoredSchedule stored, long now) {
+	private static List<Long> firesOfChanged(Recurrence recurrence, ScheduleDefinition definition,
+			StoredSchedule stored, long now) {
 		if (stored == null || !ScheduleDefinition.decode(stored.definition()).recurrence().spec()
 			.equals(recurrence.spec())) {
 			return firesAfter(recurrence, now, AHEAD + 1);
 		}
-		if (stored.hasPending() && StoredSchedule.fireOf(stored.pending()) > now) {
-			long pendingFire = StoredSchedule.fireOf(stored.pending());
-			List<Long> fires = new ArrayList<>(AHEAD + 1);
-			fires.add(pendingFire);
-			fires.addAll(firesAfter(recurrence, pendingFire, AHEAD));
-			return fires;
+		Write unchanged = catchUp(recurrence, definition, stored, now, true);
+		if (unchanged == null) {
+			return List.of(); // a cron expression that matches no later date
 		}
-		long after = (!stored.hasPending() && stored.lastFireMillis() != null) ? Math.max(now, stored.lastFireMillis())
-				: now;
-		return firesAfter(recurrence, after, AHEAD + 1);
+		if (!unchanged.keepPending()) {
+			return unchanged.fires();
+		}
+		List<Long> fires = new ArrayList<>(unchanged.fires().size() + 1);
+		fires.add(StoredSchedule.fireOf(stored.pending()));
+		fires.addAll(unchanged.fires());
+		return fires;
 	}
 
 	private static String lastOf(StoredSchedule stored) {

@@ -93,6 +93,29 @@ class SchedulesUnitTests {
 	}
 
 	@Test
+	void aChangeOfPayloadAfterAnOutageKeepsTheCatchUpRunOnceGives() {
+		ScheduleDefinition definition = definition(MisfirePolicy.RUN_ONCE);
+		StoredSchedule stored = withDefinition(stored(NOW - 10_500, fires(NOW - 9_500, 32)), definition.encode());
+
+		Write write = Schedules.plan(EVERY_SECOND, definition, definition.encode(), "{\"changed\":true}", stored, NOW);
+
+		assertThat(write.keepPending()).isFalse();
+		assertThat(write.fires().get(0)).as("the missed pending occurrence, again with the new payload")
+			.isEqualTo(NOW - 10_500);
+		assertThat(write.fires().subList(1, write.fires().size())).allSatisfy((fire) -> assertThat(fire).isGreaterThan(NOW));
+	}
+
+	@Test
+	void aChangeOfPayloadAfterAnOutageSkipsWhatSkipSkips() {
+		ScheduleDefinition definition = definition(MisfirePolicy.SKIP);
+		StoredSchedule stored = withDefinition(stored(NOW - 10_500, fires(NOW - 9_500, 32)), definition.encode());
+
+		Write write = Schedules.plan(EVERY_SECOND, definition, definition.encode(), "{\"changed\":true}", stored, NOW);
+
+		assertThat(write.fires().get(0)).isEqualTo(NOW + 1000);
+	}
+
+	@Test
 	void aChangeOfRecurrencePlansFromNow() {
 		ScheduleDefinition before = definition(MisfirePolicy.RUN_ONCE);
 		StoredSchedule stored = withDefinition(stored(NOW + 700, fires(NOW + 1700, 20)), before.encode());
