@@ -326,13 +326,16 @@ public class DelayQueueTemplate {
 	}
 
 	/**
-	 * Builds the job and checks it as the queue's add will (its payload's size), so that a send after the commit
-	 * is refused now, while the transaction can still roll back.
+	 * Builds the job; one held for the transaction's commit is checked now as the queue's add will check it (its
+	 * payload's size), so that it is refused while the transaction can still roll back. One added at once is checked
+	 * by the add itself.
 	 */
 	private Job build(Job.Builder builder, Observation observation) {
 		try {
 			Job job = builder.build();
-			this.queue.checkPayloadSize(job);
+			if (defersToCommit()) {
+				this.queue.checkPayloadSize(job);
+			}
 			if (observation.getContext() instanceof JobSendContext context) {
 				context.setJobId(job.id());
 			}
