@@ -2,6 +2,7 @@ package io.github.delayqueue.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -363,6 +364,54 @@ class ScheduleIntegrationTests {
 		assertThat(queue.find(TOPIC, first)).as("the occurrence that ran").isEmpty();
 		assertThat(queue.payload(TOPIC, second)).contains("2");
 		assertThat(queue.stats(TOPIC).delayed()).isEqualTo(1);
+	}
+
+	@Test
+	void anOccurrenceRunEarlyIsNotRunAgainWhenItsScheduleIsPausedAndResumedBeforeItsFireTime() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
+		String first = claimed.id();
+		assertThat(queue.finish(claimed)).isTrue();
+		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+
+		queue.pauseSchedule(TOPIC, "nightly");
+		queue.resumeSchedule(TOPIC, "nightly");
+
+		ScheduleInfo resumed = queue.findSchedule(TOPIC, "nightly").orElseThrow();
+		assertThat(resumed.pendingOccurrence()).as("the occurrence the pause dropped, not the one that ran")
+			.isEqualTo(second);
+		assertThat(queue.stats(TOPIC).delayed()).isEqualTo(1);
+	}
+
+	@Test
+	void aScheduleResumedWithItsPendingOccurrenceCancelledGoesOnAfterThatOccurrence() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
+		assertThat(queue.finish(claimed)).isTrue();
+		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+		queue.cancel(TOPIC, second);
+
+		queue.pauseSchedule(TOPIC, "nightly");
+		queue.resumeSchedule(TOPIC, "nightly");
+
+		String resumed = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
+		assertThat(fireOf(resumed)).as("neither the occurrence that ran early nor the one cancelled")
+			.isGreaterThan(fireOf(second));
+	}
+
+	@Test
+	void aPausedScheduleGivenANewRecurrenceResumesAtItsFirstFireTimeAfterNow() {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		ZoneId berlin = ZoneId.of("Europe/Berlin");
+		queue.schedule(Schedule.builder(TOPIC, "report").cron("0 0 0 1 1 *", berlin).build());
+		queue.pauseSchedule(TOPIC, "report");
+		queue.schedule(Schedule.builder(TOPIC, "report").cron("0 0 2 * * *", berlin).build());
+
+		queue.resumeSchedule(TOPIC, "report");
+
+		Instant next = queue.findSchedule(TOPIC, "report").orElseThrow().nextFireTime();
+		assertThat(next).as("the first 2 o'clock after now, not after the yearly one the pause dropped")
+			.isBefore(Instant.ofEpochMilli(redisNow()).plus(Duration.ofHours(25)));
 	}
 
 	@Test

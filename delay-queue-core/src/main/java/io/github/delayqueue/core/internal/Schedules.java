@@ -75,16 +75,24 @@ public final class Schedules implements AutoCloseable {
 
 	/**
 	 * Pauses a schedule: its pending occurrence is dropped and none is enqueued until it is resumed. Returns
-	 * {@code false} when there is no such schedule.
+	 * {@code false} when there is no such schedule. The paused line's last fire time is the one its resume
+	 * goes on after: the latest occurrence enqueued (it ran, runs, or was cancelled), or the instant before
+	 * the pending occurrence dropped here, which never ran.
 	 */
 	public boolean pause(String topic, String id) {
 		return write(topic, id, (stored, now) -> (stored == null || !stored.active()) ? null
-				: new Write(false, false, lastOf(stored), List.of()));
+				: new Write(false, false, resumesAfter(stored), List.of()));
+	}
+
+	private static String resumesAfter(StoredSchedule active) {
+		return active.hasPending() ? Long.toString(StoredSchedule.fireOf(active.pending()) - 1) : lastOf(active);
 	}
 
 	/**
 	 * Resumes a paused schedule at its first fire time after now (those that passed while it was paused are
-	 * skipped). Returns {@code false} when there is no such schedule.
+	 * skipped) and, for a cron expression, after its last occurrence: one run early with {@code runNow}, or
+	 * cancelled, before the pause does not come again when the schedule is resumed before its fire time. A
+	 * fixed-rate schedule goes on one rate after now. Returns {@code false} when there is no such schedule.
 	 */
 	public boolean resume(String topic, String id) {
 		return write(topic, id, (stored, now) -> {
@@ -92,7 +100,9 @@ public final class Schedules implements AutoCloseable {
 				return null;
 			}
 			Recurrence recurrence = ScheduleDefinition.decode(stored.definition()).recurrence();
-			return new Write(true, false, "", firesAfter(recurrence, now, AHEAD + 1));
+			long after = (recurrence.fixedRate() == null && stored.lastFireMillis() != null)
+					? Math.max(now, stored.lastFireMillis()) : now;
+			return new Write(true, false, "", firesAfter(recurrence, after, AHEAD + 1));
 		});
 	}
 
@@ -232,7 +242,9 @@ public final class Schedules implements AutoCloseable {
 			StoredSchedule stored, long now) {
 		if (stored == null || !stored.definition().equals(encoded) || !stored.payload().equals(payload)) {
 			boolean active = stored == null || stored.active();
-			return new Write(definition, payload, active, false, (stored != null) ? lastOf(stored) : "",
+			// a paused schedule given a new recurrence resumes after now, not after a time of its old one
+			String last = (stored == null || !active && !sameRecurrence(stored, recurrence)) ? "" : lastOf(stored);
+			return new Write(definition, payload, active, false, last,
 					active ? firesOfChanged(recurrence, definition, stored, now) : List.of());
 		}
 		if (!stored.active()) {
@@ -370,8 +382,7 @@ public final class Schedules implements AutoCloseable {
 	 */
 	private static List<Long> firesOfChanged(Recurrence recurrence, ScheduleDefinition definition,
 			StoredSchedule stored, long now) {
-		if (stored == null || !ScheduleDefinition.decode(stored.definition()).recurrence().spec()
-			.equals(recurrence.spec())) {
+		if (stored == null || !sameRecurrence(stored, recurrence)) {
 			return firesAfter(recurrence, now, AHEAD + 1);
 		}
 		Write unchanged = catchUp(recurrence, definition, stored, now, true);
@@ -385,6 +396,10 @@ public final class Schedules implements AutoCloseable {
 		fires.add(StoredSchedule.fireOf(stored.pending()));
 		fires.addAll(unchanged.fires());
 		return fires;
+	}
+
+	private static boolean sameRecurrence(StoredSchedule stored, Recurrence recurrence) {
+		return ScheduleDefinition.decode(stored.definition()).recurrence().spec().equals(recurrence.spec());
 	}
 
 	private static String lastOf(StoredSchedule stored) {
