@@ -10,6 +10,8 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delayqueue.core.listener.ClaimCounts;
@@ -54,6 +56,8 @@ class ContainerSoakIntegrationTests {
 
 	private static final int MAX_ATTEMPTS = 4;
 
+	private static final int ALL_INSTANCES = -1;
+
 	private static final List<String> TOPICS = List.of("soak-one-bucket", "soak-three-buckets");
 
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
@@ -63,6 +67,11 @@ class ContainerSoakIntegrationTests {
 	private final List<SoakContainer> containers = new ArrayList<>();
 
 	private final Map<String, JobRecord> ledger = new ConcurrentHashMap<>();
+
+	/** The connection kills, of one instance's connections or of Redis ({@link #ALL_INSTANCES}). */
+	private final List<Kill> kills = new CopyOnWriteArrayList<>();
+
+	private final AtomicInteger goneAfterAKill = new AtomicInteger();
 
 	private final List<String> violations = new CopyOnWriteArrayList<>();
 
@@ -113,6 +122,7 @@ class ContainerSoakIntegrationTests {
 		int faults = 0;
 		while (System.nanoTime() < end) {
 			if (restart == null && System.nanoTime() >= restartAt) {
+				this.kills.add(new Kill(ALL_INSTANCES, System.nanoTime()));
 				server.kill();
 				long downMillis = 200 + random.nextInt(1500);
 				logger.info("{}: Redis SIGKILLed after {} sends; it restarts in {} ms", context, sent, downMillis);
@@ -154,7 +164,9 @@ class ContainerSoakIntegrationTests {
 			}
 			else if (fault < 11) {
 				try {
-					killConnections(admin, clientName + "-" + random.nextInt(this.queues.size()));
+					int instance = random.nextInt(this.queues.size());
+					this.kills.add(new Kill(instance, System.nanoTime()));
+					killConnections(admin, clientName + "-" + instance);
 				}
 				catch (RuntimeException ex) {
 					logger.debug("Could not kill connections: Redis is restarting", ex);
@@ -196,9 +208,25 @@ class ContainerSoakIntegrationTests {
 				.as(context + ": the queues' connections after the last stop")
 				.isLessThanOrEqualTo(connectionsBefore));
 		TestRedis.assertOneStateEach(admin, prefix);
-		logger.info("{}: {} jobs settled, {} handler runs, claims {}", context, this.ledger.size(),
+		logger.info("{}: {} jobs settled, {} handler runs, {} found gone with only a finish refused after a kill, "
+				+ "claims {}", context, this.ledger.size(),
 				this.ledger.values().stream().mapToInt((record) -> record.runs.size()).sum(),
-				this.containers.stream().map((soak) -> soak.container.claimCounts()).toList());
+				this.goneAfterAKill.get(), this.containers.stream().map((soak) -> soak.container.claimCounts()).toList());
+	}
+
+	/**
+	 * Returns whether the run may have finished its job: its handler returned, and its finish was not refused,
+	 * or was refused after a kill of its instance's connections (or of Redis) cut off the reply of a finish Redis
+	 * had made, which the client then sent again.
+	 */
+	private boolean mayHaveFinished(Run run) {
+		if (!run.returned().get()) {
+			return false;
+		}
+		long refused = run.refusedNanos().get();
+		return refused == Long.MAX_VALUE || this.kills.stream()
+			.anyMatch((kill) -> (kill.instance() == run.instance() || kill.instance() == ALL_INSTANCES)
+					&& kill.nanos() >= run.endNanos().get() && kill.nanos() <= refused);
 	}
 
 	/**
@@ -214,11 +242,15 @@ class ContainerSoakIntegrationTests {
 			JobInfo info = queue.find(record.topic, id).orElse(null);
 			if (info == null) {
 				// finished with its reply lost to a killed connection, or lost
-				if (record.returned) {
+				if (record.runs.stream().anyMatch(this::mayHaveFinished)) {
 					record.finished = true;
+					if (record.runs.stream().allMatch((run) -> run.refusedNanos().get() != Long.MAX_VALUE)) {
+						this.goneAfterAKill.incrementAndGet();
+					}
 				}
 				else {
-					this.violations.add("job " + id + " is gone, and no handler of it returned: lost");
+					this.violations.add("job " + id + " is gone, and no handler of it returned to a finish Redis "
+							+ "accepted (or may have): lost; " + record.runs);
 				}
 			}
 			else if (info.state() == JobState.DEAD) {
@@ -315,12 +347,15 @@ class ContainerSoakIntegrationTests {
 
 		private final String name;
 
+		private final int instance;
+
 		private volatile long startedNanos;
 
 		private volatile long stopReturnedNanos;
 
 		SoakContainer(DelayQueue queue, String topic, int instance, int concurrency) {
 			this.name = topic + "@" + instance + "#" + ContainerSoakIntegrationTests.this.containers.size();
+			this.instance = instance;
 			this.container = new DelayQueueListenerContainer(queue, topic, this::handle,
 					ContainerOptions.builder()
 						.concurrency(concurrency)
@@ -330,8 +365,13 @@ class ContainerSoakIntegrationTests {
 							@Override
 							public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 								JobRecord record = ContainerSoakIntegrationTests.this.ledger.get(job.id());
-								if (finished && record != null) {
+								if (record != null && finished) {
 									record.finished = true;
+								}
+								else if (record != null) {
+									record.runs.stream()
+										.filter((run) -> run.leaseToken().equals(job.leaseToken()))
+										.forEach((run) -> run.refusedNanos().set(System.nanoTime()));
 								}
 							}
 						})
@@ -368,7 +408,8 @@ class ContainerSoakIntegrationTests {
 						+ " after its stop returned");
 			}
 			JobRecord record = ContainerSoakIntegrationTests.this.ledger.get(job.id());
-			Run run = new Run(this.name, job.leaseToken(), job.claimedAt(), job.leaseDeadline(), startNanos);
+			Run run = new Run(this.name, this.instance, job.leaseToken(), job.claimedAt(), job.leaseDeadline(),
+					startNanos);
 			if (record != null) {
 				record.runs.add(run);
 			}
@@ -392,9 +433,7 @@ class ContainerSoakIntegrationTests {
 			finally {
 				run.endNanos.set(System.nanoTime());
 			}
-			if (record != null) {
-				record.returned = true;
-			}
+			run.returned().set(true);
 		}
 
 		@Override
@@ -410,8 +449,6 @@ class ContainerSoakIntegrationTests {
 
 		final List<Run> runs = new CopyOnWriteArrayList<>();
 
-		volatile boolean returned;
-
 		volatile boolean finished;
 
 		JobRecord(String topic) {
@@ -420,11 +457,17 @@ class ContainerSoakIntegrationTests {
 
 	}
 
-	private record Run(String container, String leaseToken, Instant claimedAt, Instant leaseDeadline, long startNanos,
-			AtomicLong endNanos) {
+	/**
+	 * One handler run: when it ended, whether it returned, and when its finish was heard refused
+	 * ({@code Long.MAX_VALUE} for not yet or never).
+	 */
+	private record Run(String container, int instance, String leaseToken, Instant claimedAt, Instant leaseDeadline,
+			long startNanos, AtomicLong endNanos, AtomicBoolean returned, AtomicLong refusedNanos) {
 
-		Run(String container, String leaseToken, Instant claimedAt, Instant leaseDeadline, long startNanos) {
-			this(container, leaseToken, claimedAt, leaseDeadline, startNanos, new AtomicLong(Long.MAX_VALUE));
+		Run(String container, int instance, String leaseToken, Instant claimedAt, Instant leaseDeadline,
+				long startNanos) {
+			this(container, instance, leaseToken, claimedAt, leaseDeadline, startNanos, new AtomicLong(Long.MAX_VALUE),
+					new AtomicBoolean(), new AtomicLong(Long.MAX_VALUE));
 		}
 
 		@Override
@@ -433,6 +476,9 @@ class ContainerSoakIntegrationTests {
 					+ " until " + this.leaseDeadline;
 		}
 
+	}
+
+	private record Kill(int instance, long nanos) {
 	}
 
 }

@@ -26,6 +26,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Each script's moves and refusals, driven through {@link DelayQueue} (and {@link BucketOperations} for
@@ -383,6 +384,38 @@ class LifecycleScriptsIntegrationTests {
 				assertThat(this.queue.finish(job)).as("late finish of %s", job.id()).isFalse();
 			}
 		}
+	}
+
+	@Test
+	void aHolderWhoseLeaseExpiredCanNeitherFinishFailExtendNorReleaseTheJobOfTheNextHolder() {
+		this.queue.add(job("a").delay(Duration.ZERO).ttr(Duration.ofMillis(50)).maxAttempts(3)
+			.backOff(BackOff.fixed(Duration.ZERO))
+			.build());
+		ReservedJob first = this.queue.claim(TOPIC, 1).get(0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.operations.expireLeases(this.bucket, 10).moved() == 1);
+		List<ReservedJob> next = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(5)).until(() -> next.addAll(this.queue.claim(TOPIC, 1)));
+		ReservedJob second = next.get(0);
+		assertThat(second.attempt()).isEqualTo(2);
+		Instant deadline = this.queue.extend(second, Duration.ofMinutes(5)).orElseThrow();
+		String meta = redis.<String, String>opsForHash().get(this.bucket.jobs(), "a");
+		Double score = redis.opsForZSet().score(this.bucket.reserved(), "a");
+
+		assertThat(this.queue.finish(first)).as("finish").isFalse();
+		assertThat(this.queue.fail(first, new IllegalStateException("late"))).as("fail").isEqualTo(FailOutcome.LEASE_LOST);
+		assertThat(this.queue.extend(first, Duration.ofMinutes(10))).as("extend").isEmpty();
+		assertThat(this.queue.release(first)).as("release").isFalse();
+
+		assertThat(redis.<String, String>opsForHash().get(this.bucket.jobs(), "a")).as("the next holder's meta")
+			.isEqualTo(meta);
+		assertThat(redis.opsForZSet().score(this.bucket.reserved(), "a")).as("its lease deadline").isEqualTo(score);
+		assertThat(this.queue.find(TOPIC, "a").orElseThrow()).satisfies((info) -> {
+			assertThat(info.state()).isEqualTo(JobState.RESERVED);
+			assertThat(info.attempts()).isEqualTo(2);
+			assertThat(info.leaseDeadline()).isEqualTo(deadline);
+		});
+		assertThat(this.queue.finish(second)).as("the next holder's finish").isTrue();
+		assertThat(this.queue.find(TOPIC, "a")).isEmpty();
 	}
 
 	@Test

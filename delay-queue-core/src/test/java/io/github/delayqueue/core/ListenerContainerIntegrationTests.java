@@ -3,9 +3,11 @@ package io.github.delayqueue.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.core.listener.ClaimCounts;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,6 +121,25 @@ class ListenerContainerIntegrationTests {
 	}
 
 	@Test
+	void aJobMadeDueWithoutAWakeUpIsClaimedWithinTheMaximumWait() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder().maxWait(Duration.ofSeconds(1)));
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		start(queue, "lost", 1, (job) -> ran.add(job.id()));
+		queue.add(Job.builder("lost").id("far").payload("{}").delay(Duration.ofHours(1)).build());
+		queue.add(Job.builder("lost").id("moved").payload("{}").delay(Duration.ofHours(1)).build());
+		Thread.sleep(300); // the poller goes to sleep until the earliest due time, an hour off, or the maximum wait
+
+		// made due behind the queue's back: no script ran, no wake-up was sent (as if it had been lost)
+		long now = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		redis.opsForZSet().add(new KeyLayout(this.prefix, (topic) -> 1).bucket("lost", 0).delayed(), "moved", now);
+
+		// a wait until the earliest due time known (an hour off), or a longer maximum wait, leaves it there
+		await().atMost(Duration.ofSeconds(5)).until(() -> ran.contains("moved"));
+		assertThat(ran).containsExactly("moved");
+		queue.cancel("lost", "far");
+	}
+
+	@Test
 	void anEarlierJobAddedByAnotherInstanceWakesASleepingPoller() throws Exception {
 		DelayQueue consumer = queue(DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
 		DelayQueue producer = queue(DelayQueueOptions.builder());
@@ -141,7 +164,8 @@ class ListenerContainerIntegrationTests {
 		DelayQueue queue = queue(DelayQueueOptions.builder().defaultBackOff(BackOff.fixed(Duration.ZERO)));
 		CountDownLatch firstHolds = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		CountDownLatch secondRan = new CountDownLatch(1);
+		CountDownLatch secondRuns = new CountDownLatch(1);
+		CountDownLatch secondMayReturn = new CountDownLatch(1);
 		List<ReservedJob> deliveries = new CopyOnWriteArrayList<>();
 		start(queue, "stuck", 2, (job) -> {
 			deliveries.add(job);
@@ -150,17 +174,25 @@ class ListenerContainerIntegrationTests {
 				release.await(); // "never" returns, until the test lets it
 			}
 			else {
-				secondRan.countDown();
+				queue.extend(job, Duration.ofMinutes(1)); // its lease outlasts the test's checks
+				secondRuns.countDown();
+				secondMayReturn.await();
 			}
 		});
 
 		queue.add(Job.builder("stuck").id("j").payload("{}").ttr(Duration.ofMillis(500)).maxAttempts(3).build());
 
 		assertThat(firstHolds.await(2, TimeUnit.SECONDS)).isTrue();
-		assertThat(secondRan.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(secondRuns.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(deliveries).extracting(ReservedJob::attempt).containsExactly(1, 2);
+		// refused by its lease token while the second attempt holds the job, not because the job is gone
 		assertThat(queue.finish(deliveries.get(0))).as("late finish of the first attempt").isFalse();
+		assertThat(queue.find("stuck", "j").orElseThrow()).satisfies((info) -> {
+			assertThat(info.state()).isEqualTo(JobState.RESERVED);
+			assertThat(info.attempts()).isEqualTo(2);
+		});
 		release.countDown();
+		secondMayReturn.countDown();
 		await().atMost(Duration.ofSeconds(2)).until(() -> queue.find("stuck", "j").isEmpty());
 	}
 
@@ -349,6 +381,46 @@ class ListenerContainerIntegrationTests {
 		assertThat(slow.attempts()).isZero();
 		Thread.sleep(200);
 		assertThat(queue.find("draining", "after-stop").orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void aFreeWorkerClaimsNothingWhileTheStopWaitsForARunningHandler() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch mayReturn = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "draining", (job) -> {
+			ran.add(job.id());
+			if (job.id().equals("held")) {
+				running.countDown();
+				mayReturn.await();
+			}
+		}, ContainerOptions.builder().concurrency(2).prefetch(0).shutdownTimeout(Duration.ofSeconds(30)).build());
+		container.start();
+		this.containers.add(container);
+		queue.add(Job.builder("draining").id("held").payload("{}").ttr(Duration.ofMinutes(10)).build());
+		assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
+
+		Thread stopper = new Thread(container::stop, "test-stopper");
+		stopper.start();
+		// the stop has stopped claiming and waits for the running handler
+		await().atMost(Duration.ofSeconds(10)).until(() -> Arrays.stream(stopper.getStackTrace())
+			.anyMatch((frame) -> frame.getMethodName().equals("awaitNoneHeld")));
+		queue.add(Job.builder("draining").id("during-stop").payload("{}").build());
+
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+			assertThat(ran).containsExactly("held");
+			assertThat(queue.find("draining", "during-stop").orElseThrow().attempts()).isZero();
+		});
+		mayReturn.countDown();
+		stopper.join(10_000);
+		assertThat(stopper.isAlive()).as("the stop returned").isFalse();
+		assertThat(ran).containsExactly("held");
+		assertThat(queue.find("draining", "held")).as("finished as the stop waited").isEmpty();
+		assertThat(queue.find("draining", "during-stop").orElseThrow()).satisfies((info) -> {
+			assertThat(info.state()).isEqualTo(JobState.READY);
+			assertThat(info.attempts()).isZero();
+		});
 	}
 
 	@Test
