@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,6 +17,7 @@ import java.util.function.LongBinaryOperator;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.core.internal.RecoveryLogging;
+import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +64,18 @@ final class Claims {
 	private boolean open = true;
 
 	/**
+	 * Hands back the claims that waited for a worker for half their TTR ({@link #handBackLongWaiting}): one
+	 * thread, made when a claim first waits and gone a few seconds after the last look.
+	 */
+	private final ScheduledThreadPoolExecutor waitWatch;
+
+	/**
+	 * Guarded by this: when the earliest look at the waiting claims is scheduled, on {@link System#nanoTime()};
+	 * {@code null} when none is.
+	 */
+	private Long nextLookNanos;
+
+	/**
 	 * Whether a hand-back after the close failed: Redis is then taken to be unreachable, and claims met later are
 	 * not handed back (each would wait out the command timeout) but end unsettled, to run again after their lease.
 	 */
@@ -75,6 +89,10 @@ final class Claims {
 		this.room = claimAhead.room();
 		this.claimed = claimed;
 		this.ended = ended;
+		this.waitWatch = new ScheduledThreadPoolExecutor(1, Threads.named("delay-queue-" + topic + "-waits-", true));
+		this.waitWatch.setKeepAliveTime(5, TimeUnit.SECONDS);
+		this.waitWatch.allowCoreThreadTimeOut(true);
+		this.waitWatch.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 	}
 
 	static Map<ClaimOutcome, AtomicLong> newCounts() {
@@ -147,6 +165,7 @@ final class Claims {
 			if (this.open) {
 				this.held.add(claim);
 				this.waiting.add(claim);
+				lookAtWaitingBy(handBackAt(claim));
 				return;
 			}
 		}
@@ -217,8 +236,71 @@ final class Claims {
 	}
 
 	/**
-	 * Queues no more claims for workers and stops the fetchers' waits for room; returns the claims still
-	 * waiting, now owned by the caller.
+	 * When a claim waiting for a worker is handed back: once it has waited half its TTR, which leaves the other
+	 * half for the hand-back to reach Redis before the lease runs out there.
+	 */
+	private static long handBackAt(Claim claim) {
+		return claim.job().claimedNanos() + claim.job().ttr().toNanos() / 2;
+	}
+
+	/**
+	 * Schedules a look at the waiting claims at {@code atNanos}, unless one is scheduled by then.
+	 */
+	private synchronized void lookAtWaitingBy(long atNanos) {
+		if (this.nextLookNanos != null && this.nextLookNanos - atNanos <= 0) {
+			return;
+		}
+		this.nextLookNanos = atNanos;
+		this.waitWatch.schedule(this::handBackLongWaiting, Math.max(0, atNanos - System.nanoTime()),
+				TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Hands back to ready the claims that have waited for a worker for half their TTR, without counting an
+	 * attempt: every worker is busy for longer than the claims ahead were made for (a fixed prefetch larger than
+	 * the workers get through in a TTR, or handlers that outrun their TTR, extending their leases). Left to wait,
+	 * a claim's lease would run out in Redis, which counts that as a failed attempt, and on the last one buries a
+	 * job whose handler never ran. Handed back, any consumer takes it again, this one included once it has a
+	 * place free. Then looks again when the next waiting claim reaches half its TTR.
+	 */
+	private void handBackLongWaiting() {
+		List<Claim> late = new ArrayList<>();
+		synchronized (this) {
+			this.nextLookNanos = null;
+			if (!this.open) {
+				return; // the stop owns what waits
+			}
+			long now = System.nanoTime();
+			Long next = null;
+			for (Claim claim : this.waiting) {
+				if (claim == NO_MORE_WORK) {
+					continue; // not queued while open; read as such all the same
+				}
+				long at = handBackAt(claim);
+				if (at - now > 0) {
+					next = (next == null || at - next < 0) ? at : next;
+				}
+				else if (claim.withdraw()) {
+					// a worker that took it from the queue meanwhile finds it withdrawn, and leaves it
+					this.waiting.remove(claim);
+					late.add(claim);
+				}
+			}
+			if (next != null) {
+				lookAtWaitingBy(next);
+			}
+		}
+		if (!late.isEmpty()) {
+			handBackAll(late, "waited for a worker for half its TTR");
+			RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: they waited for "
+					+ "a worker for half their TTR, every worker being busy for longer than they were claimed ahead "
+					+ "for", late.size(), this.topic));
+		}
+	}
+
+	/**
+	 * Queues no more claims for workers and stops the fetchers' waits for room and the looks at the claims
+	 * waiting; returns the claims still waiting, now owned by the caller.
 	 */
 	List<Claim> close() {
 		List<Claim> drained = new ArrayList<>();
@@ -226,6 +308,7 @@ final class Claims {
 			this.open = false;
 			this.waiting.drainTo(drained);
 		}
+		this.waitWatch.shutdown();
 		this.room.close();
 		drained.removeIf((claim) -> claim == NO_MORE_WORK);
 		return drained;
@@ -339,6 +422,15 @@ final class Claims {
 			TimeUnit.NANOSECONDS.timedWait(this, left);
 		}
 		return this.held.isEmpty();
+	}
+
+	/**
+	 * Waits until a look at the claims waiting that was under way as they closed has ended (its hand-backs
+	 * included, which {@link #awaitNoneHeld} waits for as well), at most until {@code deadlineNanos}.
+	 * @return whether the looks' thread is gone
+	 */
+	boolean awaitLooksEnd(long deadlineNanos) throws InterruptedException {
+		return this.waitWatch.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	/**

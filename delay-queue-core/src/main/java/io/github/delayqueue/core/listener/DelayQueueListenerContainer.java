@@ -309,7 +309,7 @@ public class DelayQueueListenerContainer {
 					+ "worker took them", waiting.size(), this.topic);
 		}
 		try {
-			awaitFetchers(deadline);
+			awaitFetchers();
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;
@@ -326,6 +326,15 @@ public class DelayQueueListenerContainer {
 		if (!noneHeld) {
 			interrupted |= !takeOverUnfinishedClaims(claims);
 		}
+		try {
+			if (!claims.awaitLooksEnd(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS))) {
+				logger.warn("A look at the claims of topic \"{}\" waiting for a worker is still handing jobs back to "
+						+ "Redis; it ends by itself when its call fails, within the command timeout", this.topic);
+			}
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+		}
 		if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
 			logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
 					+ "again when their lease expires", this.topic, claims.held());
@@ -340,9 +349,13 @@ public class DelayQueueListenerContainer {
 		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
 	}
 
-	private void awaitFetchers(long shutdownDeadline) throws InterruptedException {
-		long deadline = Math.min(shutdownDeadline,
-				System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS));
+	/**
+	 * Waits for the fetchers to end, for {@value #FETCHER_END_WAIT_MILLIS} ms at most whatever the shutdown
+	 * timeout: that timeout is the handlers' time, and a fetcher not waited for would outlive the stop, its
+	 * thread and connection held until its blocking wait timed out.
+	 */
+	private void awaitFetchers() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS);
 		for (BucketFetcher fetcher : this.fetchers) {
 			if (!fetcher.awaitEnd(deadline)) {
 				logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it ends by itself when its call "

@@ -87,7 +87,7 @@ final class Worker implements Runnable {
 
 	private void run(Claim claim) {
 		if (!claim.prepare()) {
-			return; // a stop took the claim over as this worker took it, and hands its job back
+			return; // a stop, or the look at long waits, took the claim over as this worker took it, and hands it back
 		}
 		ClaimOutcome notRun = renewLeaseAfterWaiting(claim);
 		if (notRun != null) {

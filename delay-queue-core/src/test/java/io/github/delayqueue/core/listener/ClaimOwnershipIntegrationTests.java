@@ -15,9 +15,9 @@ import java.util.function.Predicate;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.github.delayqueue.core.BackOff;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.IfExists;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobInfo;
@@ -77,36 +77,57 @@ class ClaimOwnershipIntegrationTests {
 	}
 
 	@Test
+	void jobsClaimedAheadOfABusyWorkerAreHandedBackBeforeTheirLeaseRunsOutAndLoseNoAttempt() {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		// one worker, 400 ms a job, five more claimed ahead: the last ones would wait over their 1 s TTR
+		DelayQueueListenerContainer container = start(queue, "waits", (job) -> {
+			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			Thread.sleep(400);
+		}, ContainerOptions.builder().concurrency(1).prefetch(5));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			jobs.add(Job.builder("waits").id("job-" + i).payload("{}").ttr(Duration.ofSeconds(1)).maxAttempts(1).build());
+		}
+		queue.addAll(jobs);
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> gone(queue, "waits", jobs)
+				|| queue.stats("waits").dead() > 0);
+		assertThat(queue.deadLetters("waits", 0, 10)).as("jobs that waited out their lease").isEmpty();
+		assertThat(runs).hasSize(6).allSatisfy((id, count) -> assertThat(count).as(id).hasValue(1));
+		assertThat(container.claimCounts().handedBack()).as("handed back as they waited").isPositive();
+	}
+
+	@Test
 	void aJobClaimedAgainWhileItsFirstClaimWaitsForAWorkerLeavesTheContainerItsFullRoom() throws Exception {
 		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch gateOpens = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		AtomicInteger slowRuns = new AtomicInteger();
-		// one worker, five jobs waiting for it: each waits longer than its 300 ms TTR, so its lease runs out
-		// while it waits and the same container claims it again
 		DelayQueueListenerContainer container = start(queue, "reclaimed", (job) -> {
 			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			if (job.payload().equals("\"slow\"")) {
-				slowRuns.incrementAndGet();
-				Thread.sleep(250);
+			if (job.id().equals("gate")) {
+				gateOpens.await();
 			}
-			else {
+			else if (job.payload().equals("\"blocked\"")) {
 				release.await();
 			}
 		}, ContainerOptions.builder().concurrency(1).prefetch(5));
-		List<Job> slow = new ArrayList<>();
-		for (int i = 0; i < 12; i++) {
-			slow.add(Job.builder("reclaimed")
-				.id("slow-" + i)
-				.payload("\"slow\"")
-				.ttr(Duration.ofMillis(300))
-				.maxAttempts(100)
-				.backOff(BackOff.fixed(Duration.ofMillis(1)))
+		queue.add(Job.builder("reclaimed").id("gate").payload("{}").build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs.containsKey("gate"));
+		List<Job> replaced = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			queue.add(Job.builder("reclaimed").id("replaced-" + i).payload("\"first\"").build());
+			replaced.add(Job.builder("reclaimed").id("replaced-" + i).payload("\"second\"")
+				.ifExists(IfExists.REPLACE)
 				.build());
 		}
-		queue.addAll(slow);
-		await().atMost(Duration.ofSeconds(60)).until(() -> gone(queue, "reclaimed", slow));
-		assertThat(container.claimCounts().leaseLost()).as("claims whose lease ran out while they waited").isPositive();
+		// one running and five waiting for the worker; replaced in Redis, those five are ready to be claimed again
+		await().atMost(Duration.ofSeconds(10)).until(() -> container.claimCounts().held() == 6);
+		queue.addAll(replaced);
+		gateOpens.countDown();
+		await().atMost(Duration.ofSeconds(30)).until(() -> gone(queue, "reclaimed", replaced));
+		assertThat(container.claimCounts().leaseLost()).as("claims overwritten while they waited").isEqualTo(5);
 
 		for (int i = 0; i < 12; i++) {
 			queue.add(Job.builder("reclaimed").id("blocked-" + i).payload("\"blocked\"").build());
@@ -123,12 +144,6 @@ class ClaimOwnershipIntegrationTests {
 		assertThat(counts.handedBack() + counts.unsettled() + counts.retried() + counts.dead()).isZero();
 	}
 
-	/**
-	 * A poller's due claim is answered through an interrupt (a stop's), and the job it took, met by a container
-	 * that stopped meanwhile, is handed back on that interrupted thread: the release reaches Redis whatever, so its
-	 * outcome is waited for, not lost to the interrupt (which once left the claim counted unsettled and logged "runs
-	 * again when its lease expires" for a job already back in ready).
-	 */
 	@Test
 	void aJobHandedBackOnAnInterruptedThreadIsCountedAsRedisHasIt() {
 		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
@@ -344,6 +359,25 @@ class ClaimOwnershipIntegrationTests {
 			.untilAsserted(() -> assertThat(threadsNamed("delay-queue-poller-") + threadsNamed("delay-queue-wakeups-"))
 				.as("poller and wake-up threads")
 				.isEqualTo(pollerThreadsBefore));
+	}
+
+	@Test
+	void aStopWithNoShutdownTimeoutStillEndsItsFetcherAndItsConnection() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false),
+				DelayQueueOptions.builder().maxWait(Duration.ofSeconds(30)));
+		queue.stats("no-timeout"); // the shared connection is open from here on
+		int before = connectionsNamed(this.clientName);
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "no-timeout", (job) -> {
+		}, ContainerOptions.builder().shutdownTimeout(Duration.ZERO).build());
+		container.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClientsNamed(this.clientName) == 1);
+
+		container.stop();
+
+		// left to its blocking wait, the fetcher would outlive the stop by up to the 30 s max-wait
+		assertThat(threadsNamed("delay-queue-no-timeout-fetch-")).as("fetcher threads once stop returned").isZero();
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(connectionsNamed(this.clientName)).as("connections").isLessThanOrEqualTo(before));
 	}
 
 	@Test
