@@ -444,9 +444,16 @@ class LifecycleScriptsIntegrationTests {
 			this.queue.cancel(TOPIC, id);
 			assertThat(this.queue.find(TOPIC, id)).as(id).isEmpty();
 		}
+		// nothing its holder does brings the cancelled job back: not a finish, a failure, a release, an extend
 		assertThat(this.queue.finish(held)).isFalse();
+		assertThat(this.queue.fail(held, new RuntimeException("late"))).isEqualTo(FailOutcome.LEASE_LOST);
+		assertThat(this.queue.release(held)).isFalse();
+		assertThat(this.queue.extend(held, Duration.ofMinutes(1))).isEmpty();
+		assertThat(this.operations.expireLeases(this.bucket, 10).moved()).as("leases taken back").isZero();
 		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
 				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+		assertThat(redis.keys(this.prefix + ":*")).as("keys left")
+			.noneMatch((key) -> key.matches(".*:(jobs|payloads|delayed|ready|reserved|dead)$"));
 		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.cancel(TOPIC, "delayed"))
 			.withMessage("id: no job \"delayed\" on topic \"orders\"");
 	}
@@ -522,6 +529,45 @@ class LifecycleScriptsIntegrationTests {
 
 		assertThat(result).containsExactly(2, 3);
 		assertThat(this.queue.deadLetters(TOPIC, 10)).extracting(DeadLetter::id).containsExactly("j2", "j3", "j4");
+	}
+
+	@Test
+	void thePollerKeepsTheDeadLettersWithinTheirRetentionAndCountCapLeavingNothingOfThoseTrimmed() throws Exception {
+		DelayQueue trimmed = new DelayQueue(connectionFactory, DelayQueueOptions.builder()
+			.keyPrefix(this.prefix)
+			.deadLetterRetention(Duration.ofSeconds(2))
+			.deadLetterMaxCount(3)
+			.build());
+		try {
+			bury(trimmed, "old-1");
+			bury(trimmed, "old-2");
+			long oldDiedAt = redisTimeMillis();
+			await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMillis() > oldDiedAt + 2200);
+			for (int i = 1; i <= 4; i++) {
+				bury(trimmed, "new-" + i);
+				Thread.sleep(2); // each dies at a time of its own
+			}
+
+			trimmed.startPolling(TOPIC);
+
+			// the old ones past their retention, then the oldest of the rest beyond the cap of 3
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(trimmed.deadLetters(TOPIC, 10))
+				.extracting(DeadLetter::id)
+				.containsExactly("new-2", "new-3", "new-4"));
+			assertThat(redis.opsForHash().size(this.bucket.jobs())).as("metas").isEqualTo(3);
+			assertThat(redis.opsForHash().size(this.bucket.payloads())).as("pool entries").isEqualTo(3);
+			trimmed.stopPolling(TOPIC);
+		}
+		finally {
+			trimmed.close();
+		}
+	}
+
+	private void bury(DelayQueue queue, String id) {
+		queue.add(job(id).delay(Duration.ZERO).maxAttempts(1).build());
+		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
+		assertThat(claimed).extracting(ReservedJob::id).containsExactly(id);
+		assertThat(queue.fail(claimed.get(0), new UnrecoverableJobException("buried"))).isEqualTo(FailOutcome.DEAD);
 	}
 
 	@Test
