@@ -18,8 +18,9 @@ import io.github.delayqueue.core.ReservedJob;
  * <li>{@code RUNNING}: its handler runs on its worker's thread;</li>
  * <li>{@code SETTLING}: its outcome is being recorded in Redis by the one party that moved it here: the
  * worker whose handler ended (and then the completer it hands the claim to), a stop that took the
- * claim over from a worker that had not finished by the shutdown timeout, or a worker handing back claims
- * still waiting beyond the places its container's room has now ({@link #withdraw()});</li>
+ * claim over from a worker that had not finished by the shutdown timeout, or, for a claim still waiting
+ * ({@link #withdraw()}), a worker handing back claims beyond the places its container's room has now, or the
+ * look handing back claims that waited half their TTR;</li>
  * <li>{@code ENDED}: finished, failed, handed back, lease lost or left to expire, recorded once in
  * {@link Claims#end}.</li>
  * </ol>
@@ -86,8 +87,9 @@ final class Claim {
 	}
 
 	/**
-	 * Takes a claim just taken from the queue of claims waiting for a worker, to hand it back unrun, so that a
-	 * stop past its shutdown timeout leaves it to its taker.
+	 * Takes a claim still waiting for a worker (or just taken from that queue), to hand it back unrun: a worker
+	 * taking it meanwhile finds it withdrawn and leaves it, and a stop past its shutdown timeout leaves it to its
+	 * taker.
 	 * @return whether it was still waiting; {@code false} when someone else owns it
 	 */
 	boolean withdraw() {

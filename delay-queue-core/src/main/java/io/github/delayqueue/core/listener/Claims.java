@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,6 +34,9 @@ final class Claims {
 	private static final LongBinaryOperator LATER = Math::max;
 
 	private static final Logger logger = LoggerFactory.getLogger(Claims.class);
+
+	/** The least time between two looks at the claims waiting for a worker. */
+	private static final long LOOK_SPACING_MILLIS = 10;
 
 	/** Tells a worker taking from {@link #waiting} that the container stops. */
 	private static final Claim NO_MORE_WORK = new Claim(null, -1);
@@ -70,10 +74,16 @@ final class Claims {
 	private final ScheduledThreadPoolExecutor waitWatch;
 
 	/**
-	 * Guarded by this: when the earliest look at the waiting claims is scheduled, on {@link System#nanoTime()};
+	 * Guarded by this: when the one look at the waiting claims to come is scheduled, on {@link System#nanoTime()};
 	 * {@code null} when none is.
 	 */
 	private Long nextLookNanos;
+
+	/** Guarded by this: the look to come; one scheduled earlier in its place cancels it. */
+	private ScheduledFuture<?> nextLook;
+
+	/** Guarded by this: counts the looks scheduled, so that a look replaced as it began does nothing. */
+	private long looksScheduled;
 
 	/**
 	 * Whether a hand-back after the close failed: Redis is then taken to be unreachable, and claims met later are
@@ -93,6 +103,7 @@ final class Claims {
 		this.waitWatch.setKeepAliveTime(5, TimeUnit.SECONDS);
 		this.waitWatch.allowCoreThreadTimeOut(true);
 		this.waitWatch.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.waitWatch.setRemoveOnCancelPolicy(true);
 	}
 
 	static Map<ClaimOutcome, AtomicLong> newCounts() {
@@ -244,15 +255,29 @@ final class Claims {
 	}
 
 	/**
-	 * Schedules a look at the waiting claims at {@code atNanos}, unless one is scheduled by then.
+	 * Schedules the look at the waiting claims for {@code atNanos}, unless it is scheduled by then already: one
+	 * look is to come at a time, a later one it replaces cancelled. A look that cannot be scheduled (no thread to
+	 * be had) is logged, and the claims wait as they would without it.
 	 */
 	private synchronized void lookAtWaitingBy(long atNanos) {
 		if (this.nextLookNanos != null && this.nextLookNanos - atNanos <= 0) {
 			return;
 		}
-		this.nextLookNanos = atNanos;
-		this.waitWatch.schedule(this::handBackLongWaiting, Math.max(0, atNanos - System.nanoTime()),
-				TimeUnit.NANOSECONDS);
+		if (this.nextLook != null) {
+			this.nextLook.cancel(false);
+		}
+		long look = ++this.looksScheduled;
+		try {
+			this.nextLook = this.waitWatch.schedule(() -> handBackLongWaiting(look),
+					Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			this.nextLookNanos = atNanos;
+		}
+		catch (RuntimeException | Error ex) {
+			this.nextLook = null;
+			this.nextLookNanos = null;
+			RecoveryLogging.quietly(() -> logger.error("Could not schedule a look at the claims of topic \"{}\" "
+					+ "waiting for a worker", this.topic, ex));
+		}
 	}
 
 	/**
@@ -260,41 +285,77 @@ final class Claims {
 	 * attempt: every worker is busy for longer than the claims ahead were made for (a fixed prefetch larger than
 	 * the workers get through in a TTR, or handlers that outrun their TTR, extending their leases). Left to wait,
 	 * a claim's lease would run out in Redis, which counts that as a failed attempt, and on the last one buries a
-	 * job whose handler never ran. Handed back, any consumer takes it again, this one included once it has a
-	 * place free. Then looks again when the next waiting claim reaches half its TTR.
+	 * job whose handler never ran. Handed back, the job is claimed again by the first consumer with a place free
+	 * (often this container, whose place the hand-back freed). One at a time, each withdrawn just before its
+	 * hand-back: a hand-back that fails (Redis unreachable) leaves the rest waiting, for a worker or the next
+	 * look. Then looks again when the next waiting claim reaches half its TTR, a second later after a failure.
 	 */
-	private void handBackLongWaiting() {
-		List<Claim> late = new ArrayList<>();
-		synchronized (this) {
-			this.nextLookNanos = null;
-			if (!this.open) {
-				return; // the stop owns what waits
+	private void handBackLongWaiting(long look) {
+		try {
+			List<Claim> late = new ArrayList<>();
+			synchronized (this) {
+				if (!this.open || look != this.looksScheduled) {
+					return; // the stop owns what waits; or an earlier look took this one's place
+				}
+				this.nextLook = null;
+				this.nextLookNanos = null;
+				long now = System.nanoTime();
+				for (Claim claim : this.waiting) {
+					if (claim != NO_MORE_WORK && handBackAt(claim) - now <= 0) {
+						late.add(claim);
+					}
+				}
 			}
-			long now = System.nanoTime();
-			Long next = null;
-			for (Claim claim : this.waiting) {
-				if (claim == NO_MORE_WORK) {
-					continue; // not queued while open; read as such all the same
-				}
-				long at = handBackAt(claim);
-				if (at - now > 0) {
-					next = (next == null || at - next < 0) ? at : next;
-				}
-				else if (claim.withdraw()) {
-					// a worker that took it from the queue meanwhile finds it withdrawn, and leaves it
+			int handedBack = 0;
+			boolean failed = false;
+			for (Claim claim : late) {
+				synchronized (this) {
+					// not once the stop has drained the queue; not one a worker took meanwhile
+					if (!this.open || !claim.withdraw()) {
+						continue;
+					}
 					this.waiting.remove(claim);
-					late.add(claim);
 				}
+				if (!handBack(claim, "waited for a worker for half its TTR")) {
+					failed = true;
+					break;
+				}
+				handedBack++;
 			}
-			if (next != null) {
-				lookAtWaitingBy(next);
+			if (handedBack > 0) {
+				int count = handedBack;
+				RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: they waited "
+						+ "for a worker for half their TTR, every worker being busy for longer than they were claimed "
+						+ "ahead for", count, this.topic));
+			}
+			lookAgain(failed);
+		}
+		catch (RuntimeException | Error ex) {
+			// on the look's own thread, where nothing else would log it
+			RecoveryLogging.quietly(() -> logger.error("The look at the claims of topic \"{}\" waiting for a worker "
+					+ "failed", this.topic, ex));
+		}
+	}
+
+	/**
+	 * Schedules the next look: when the earliest waiting claim reaches half its TTR, no sooner than
+	 * {@value #LOOK_SPACING_MILLIS} ms from now (a second after a failed hand-back).
+	 */
+	private synchronized void lookAgain(boolean afterFailure) {
+		if (!this.open) {
+			return;
+		}
+		long now = System.nanoTime();
+		Long next = null;
+		for (Claim claim : this.waiting) {
+			if (claim != NO_MORE_WORK) {
+				long at = handBackAt(claim);
+				next = (next == null || at - next < 0) ? at : next;
 			}
 		}
-		if (!late.isEmpty()) {
-			handBackAll(late, "waited for a worker for half its TTR");
-			RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: they waited for "
-					+ "a worker for half their TTR, every worker being busy for longer than they were claimed ahead "
-					+ "for", late.size(), this.topic));
+		if (next != null) {
+			long soonest = now + TimeUnit.MILLISECONDS.toNanos(afterFailure ? 1000 : LOOK_SPACING_MILLIS);
+			lookAtWaitingBy((next - soonest < 0) ? soonest : next);
 		}
 	}
 

@@ -80,18 +80,18 @@ class ClaimOwnershipIntegrationTests {
 	void jobsClaimedAheadOfABusyWorkerAreHandedBackBeforeTheirLeaseRunsOutAndLoseNoAttempt() {
 		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-		// one worker, 400 ms a job, five more claimed ahead: the last ones would wait over their 1 s TTR
+		// one worker, 1.2 s a job, five more claimed ahead: the last ones would wait over their 3 s TTR
 		DelayQueueListenerContainer container = start(queue, "waits", (job) -> {
 			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			Thread.sleep(400);
+			Thread.sleep(1200);
 		}, ContainerOptions.builder().concurrency(1).prefetch(5));
 		List<Job> jobs = new ArrayList<>();
 		for (int i = 0; i < 6; i++) {
-			jobs.add(Job.builder("waits").id("job-" + i).payload("{}").ttr(Duration.ofSeconds(1)).maxAttempts(1).build());
+			jobs.add(Job.builder("waits").id("job-" + i).payload("{}").ttr(Duration.ofSeconds(3)).maxAttempts(1).build());
 		}
 		queue.addAll(jobs);
 
-		await().atMost(Duration.ofSeconds(30)).until(() -> gone(queue, "waits", jobs)
+		await().atMost(Duration.ofSeconds(60)).until(() -> gone(queue, "waits", jobs)
 				|| queue.stats("waits").dead() > 0);
 		assertThat(queue.deadLetters("waits", 0, 10)).as("jobs that waited out their lease").isEmpty();
 		assertThat(runs).hasSize(6).allSatisfy((id, count) -> assertThat(count).as(id).hasValue(1));
