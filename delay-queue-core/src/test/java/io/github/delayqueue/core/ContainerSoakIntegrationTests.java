@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 import io.github.delayqueue.core.listener.ClaimCounts;
 import io.github.delayqueue.core.listener.ContainerOptions;
@@ -122,8 +123,9 @@ class ContainerSoakIntegrationTests {
 		int faults = 0;
 		while (System.nanoTime() < end) {
 			if (restart == null && System.nanoTime() >= restartAt) {
-				this.kills.add(new Kill(ALL_INSTANCES, System.nanoTime()));
+				long killing = System.nanoTime();
 				server.kill();
+				this.kills.add(new Kill(ALL_INSTANCES, killing, System.nanoTime()));
 				long downMillis = 200 + random.nextInt(1500);
 				logger.info("{}: Redis SIGKILLed after {} sends; it restarts in {} ms", context, sent, downMillis);
 				// the producer and the containers carry on while Redis is down
@@ -165,8 +167,13 @@ class ContainerSoakIntegrationTests {
 			else if (fault < 11) {
 				try {
 					int instance = random.nextInt(this.queues.size());
-					this.kills.add(new Kill(instance, System.nanoTime()));
-					killConnections(admin, clientName + "-" + instance);
+					long killing = System.nanoTime();
+					try {
+						killConnections(admin, clientName + "-" + instance);
+					}
+					finally {
+						this.kills.add(new Kill(instance, killing, System.nanoTime()));
+					}
 				}
 				catch (RuntimeException ex) {
 					logger.debug("Could not kill connections: Redis is restarting", ex);
@@ -224,9 +231,37 @@ class ContainerSoakIntegrationTests {
 			return false;
 		}
 		long refused = run.refusedNanos().get();
-		return refused == Long.MAX_VALUE || this.kills.stream()
-			.anyMatch((kill) -> (kill.instance() == run.instance() || kill.instance() == ALL_INSTANCES)
-					&& kill.nanos() >= run.endNanos().get() && kill.nanos() <= refused);
+		return refused == Long.MAX_VALUE || killsOf(run).anyMatch((kill) -> kill.endNanos() >= run.endNanos().get()
+				&& kill.startNanos() <= refused);
+	}
+
+	/**
+	 * Returns the kills of the run's instance's connections (or of Redis), each between the moment its killing
+	 * began and the moment it was done, the kill itself somewhere in between.
+	 */
+	private Stream<Kill> killsOf(Run run) {
+		return this.kills.stream()
+			.filter((kill) -> kill.instance() == run.instance() || kill.instance() == ALL_INSTANCES);
+	}
+
+	/**
+	 * Describes the runs of a job gone unaccounted for, with the kills of their instances nearest in time.
+	 */
+	private String describe(List<Run> runs) {
+		StringBuilder text = new StringBuilder();
+		for (Run run : runs) {
+			long end = run.endNanos().get();
+			text.append(run)
+				.append(", returned ").append(run.returned().get())
+				.append(", finish refused ").append((run.refusedNanos().get() == Long.MAX_VALUE) ? "no"
+						: (run.refusedNanos().get() - end) / 1_000_000 + " ms after the handler ended")
+				.append(", kills of its instance (ms from the handler's end): ")
+				.append(killsOf(run).filter((kill) -> Math.abs(kill.startNanos() - end) < 5_000_000_000L)
+					.map((kill) -> (kill.startNanos() - end) / 1_000_000 + ".." + (kill.endNanos() - end) / 1_000_000)
+					.toList())
+				.append("; ");
+		}
+		return text.toString();
 	}
 
 	/**
@@ -250,7 +285,7 @@ class ContainerSoakIntegrationTests {
 				}
 				else {
 					this.violations.add("job " + id + " is gone, and no handler of it returned to a finish Redis "
-							+ "accepted (or may have): lost; " + record.runs);
+							+ "accepted (or may have): lost; " + describe(record.runs));
 				}
 			}
 			else if (info.state() == JobState.DEAD) {
@@ -478,7 +513,7 @@ class ContainerSoakIntegrationTests {
 
 	}
 
-	private record Kill(int instance, long nanos) {
+	private record Kill(int instance, long startNanos, long endNanos) {
 	}
 
 }
