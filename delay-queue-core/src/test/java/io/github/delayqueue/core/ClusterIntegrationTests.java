@@ -7,9 +7,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
@@ -174,6 +176,55 @@ class ClusterIntegrationTests {
 		assertThat(this.queue.deadLetters(TOPIC, 100)).hasSize(8);
 		assertThat(this.queue.purgeDead(TOPIC)).isEqualTo(8);
 		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> this.queue.replay(TOPIC, "failing-3"));
+	}
+
+	@Test
+	void everyCallOnAJobWorksInEachBucketAcrossTheMasters() {
+		List<String> ids = IntStream.range(0, 24).mapToObj((i) -> "job-" + i).toList();
+		CompletableFuture.allOf(ids.stream()
+			.map((id) -> this.queue.addAsync(Job.builder(TOPIC).id(id).payload("\"" + id + "\"").delay(Duration.ofHours(1))
+				.build()))
+			.toArray(CompletableFuture[]::new)).join();
+		for (String id : ids) {
+			this.queue.reschedule(TOPIC, id, Duration.ofHours(2));
+			assertThat(this.queue.payload(TOPIC, id)).contains("\"" + id + "\"");
+			this.queue.runNow(TOPIC, id);
+		}
+		List<ReservedJob> held = claimAll(ids.size(), JobPolicy.AS_ADDED);
+		for (ReservedJob job : held) {
+			assertThat(this.queue.extend(job, Duration.ofMinutes(1))).as("extend %s", job.id()).isPresent();
+			assertThat(this.queue.release(job)).as("release %s", job.id()).isTrue();
+		}
+		for (ReservedJob job : claimAll(ids.size(), JobPolicy.AS_ADDED)) {
+			assertThat(this.queue.fail(job, new IllegalStateException("retried"))).isEqualTo(FailOutcome.RETRY_SCHEDULED);
+		}
+		// leased for 200 ms and left: the pollers take every lease back, a failed attempt each
+		claimAll(ids.size(), new JobPolicy(Duration.ofMillis(200), null, null));
+		this.queue.startPolling(TOPIC);
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.queue.stats(TOPIC).reserved() == 0);
+		for (ReservedJob job : claimAll(ids.size(), JobPolicy.AS_ADDED)) {
+			assertThat(job.attempt()).as("attempt of %s", job.id()).isEqualTo(3);
+			this.queue.fail(job, new UnrecoverableJobException("buried"));
+		}
+		assertThat(this.queue.stats(TOPIC).dead()).isEqualTo(ids.size());
+		this.queue.replay(TOPIC, "job-0");
+		assertThat(this.queue.replay(TOPIC, List.of("job-1", "job-2"))).isEqualTo(2);
+		assertThat(this.queue.replayAll(TOPIC)).isEqualTo(ids.size() - 3);
+		for (ReservedJob job : claimAll(ids.size(), JobPolicy.AS_ADDED)) {
+			assertThat(this.queue.finish(job)).as("finish %s", job.id()).isTrue();
+		}
+		this.queue.stopPolling(TOPIC);
+		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
+				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
+	}
+
+	private List<ReservedJob> claimAll(int count, JobPolicy policy) {
+		List<ReservedJob> claimed = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			claimed.addAll(this.queue.claim(TOPIC, count - claimed.size(), policy));
+			return claimed.size() == count;
+		});
+		return claimed;
 	}
 
 	@Test
