@@ -151,7 +151,14 @@ final class BucketFetcher implements Runnable, DueJobClaimer {
 		while (this.thread.isAlive() && System.nanoTime() < deadlineNanos) {
 			if (signalling == null || !signalling.isAlive()) {
 				signalling = SIGNAL_THREADS.newThread(this::signalQuietly);
-				signalling.start();
+				try {
+					signalling.start();
+				}
+				catch (RuntimeException | Error ex) {
+					// no thread to be had: the fetcher's wait ends by itself; the stop goes on meanwhile
+					RecoveryLogging.quietly(() -> logger.warn("Could not signal topic \"{}\" bucket {} to end its "
+							+ "fetcher", this.topic, this.bucket, ex));
+				}
 			}
 			long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
 			this.thread.join(Math.max(1, Math.min(STOP_SIGNAL_INTERVAL_MILLIS, left)));

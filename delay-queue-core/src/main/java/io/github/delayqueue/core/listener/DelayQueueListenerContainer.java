@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobHandler;
+import io.github.delayqueue.core.internal.RecoveryLogging;
 import io.github.delayqueue.core.internal.Threads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -305,8 +306,8 @@ public class DelayQueueListenerContainer {
 		List<Claim> waiting = claims.close();
 		claims.handBackAll(waiting, "the container stopped before a worker took it");
 		if (!waiting.isEmpty()) {
-			logger.info("Handed {} claimed job(s) of topic \"{}\" back to ready: the container stopped before a "
-					+ "worker took them", waiting.size(), this.topic);
+			RecoveryLogging.quietly(() -> logger.info("Handed {} claimed job(s) of topic \"{}\" back to ready: the "
+					+ "container stopped before a worker took them", waiting.size(), this.topic));
 		}
 		try {
 			awaitFetchers();
@@ -328,16 +329,17 @@ public class DelayQueueListenerContainer {
 		}
 		try {
 			if (!claims.awaitLooksEnd(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS))) {
-				logger.warn("A look at the claims of topic \"{}\" waiting for a worker is still handing jobs back to "
-						+ "Redis; it ends by itself when its call fails, within the command timeout", this.topic);
+				RecoveryLogging.quietly(() -> logger.warn("A look at the claims of topic \"{}\" waiting for a worker "
+						+ "is still handing jobs back to Redis; it ends by itself when its call fails, within the "
+						+ "command timeout", this.topic));
 			}
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;
 		}
 		if (!this.completer.stop(deadline + TimeUnit.MILLISECONDS.toNanos(INTERRUPTED_HANDLER_GRACE_MILLIS))) {
-			logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} claim(s) left unsettled run "
-					+ "again when their lease expires", this.topic, claims.held());
+			RecoveryLogging.quietly(() -> logger.warn("The completer of topic \"{}\" is still waiting for Redis; {} "
+					+ "claim(s) left unsettled run again when their lease expires", this.topic, claims.held()));
 		}
 		interrupted |= !awaitWorkers();
 		// the heartbeat lasts while handlers finish, and goes once nothing of the container is left running
@@ -358,8 +360,8 @@ public class DelayQueueListenerContainer {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FETCHER_END_WAIT_MILLIS);
 		for (BucketFetcher fetcher : this.fetchers) {
 			if (!fetcher.awaitEnd(deadline)) {
-				logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it ends by itself when its call "
-						+ "fails, within the command timeout", this.topic);
+				RecoveryLogging.quietly(() -> logger.warn("A fetcher of topic \"{}\" is still waiting for Redis; it "
+						+ "ends by itself when its call fails, within the command timeout", this.topic));
 			}
 		}
 	}
@@ -390,8 +392,8 @@ public class DelayQueueListenerContainer {
 		boolean uninterrupted = awaitHandlersEnd(running);
 		claims.handBackAll(running, "the container stopped before its handler finished");
 		if (!running.isEmpty()) {
-			logger.info("Handed {} job(s) of topic \"{}\" back to ready: the container stopped before their handlers "
-					+ "finished", running.size(), this.topic);
+			RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: the container "
+					+ "stopped before their handlers finished", running.size(), this.topic));
 		}
 		return uninterrupted;
 	}
@@ -405,8 +407,9 @@ public class DelayQueueListenerContainer {
 		try {
 			for (Claim claim : running) {
 				if (!claim.awaitHandlerEnd(deadline)) {
-					logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its interruption; handing the job "
-							+ "back while it runs, so it may run twice at once", claim.job().id(), this.topic);
+					RecoveryLogging.quietly(() -> logger.warn("The handler of job \"{}\" on topic \"{}\" ignores its "
+							+ "interruption; handing the job back while it runs, so it may run twice at once",
+							claim.job().id(), this.topic));
 				}
 			}
 			return true;
@@ -423,8 +426,8 @@ public class DelayQueueListenerContainer {
 	private boolean awaitWorkers() {
 		try {
 			if (!this.workersEnded.await(INTERRUPTED_HANDLER_GRACE_MILLIS, TimeUnit.MILLISECONDS)) {
-				logger.warn("{} worker(s) of topic \"{}\" are still in a handler or a call to Redis; they end when it "
-						+ "returns", this.workersEnded.getCount(), this.topic);
+				RecoveryLogging.quietly(() -> logger.warn("{} worker(s) of topic \"{}\" are still in a handler or a "
+						+ "call to Redis; they end when it returns", this.workersEnded.getCount(), this.topic));
 			}
 			if (this.ownWorkers != null) {
 				this.ownWorkers.shutdown();
