@@ -263,21 +263,25 @@ final class Claims {
 		if (this.nextLookNanos != null && this.nextLookNanos - atNanos <= 0) {
 			return;
 		}
+		// the new look cannot begin before it is the current one: it checks that under this lock
+		long look = this.looksScheduled + 1;
+		ScheduledFuture<?> scheduled;
+		try {
+			scheduled = this.waitWatch.schedule(() -> handBackLongWaiting(look),
+					Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException | Error ex) {
+			// the look scheduled before, if any, stays
+			RecoveryLogging.quietly(() -> logger.error("Could not schedule a look at the claims of topic \"{}\" "
+					+ "waiting for a worker", this.topic, ex));
+			return;
+		}
 		if (this.nextLook != null) {
 			this.nextLook.cancel(false);
 		}
-		long look = ++this.looksScheduled;
-		try {
-			this.nextLook = this.waitWatch.schedule(() -> handBackLongWaiting(look),
-					Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-			this.nextLookNanos = atNanos;
-		}
-		catch (RuntimeException | Error ex) {
-			this.nextLook = null;
-			this.nextLookNanos = null;
-			RecoveryLogging.quietly(() -> logger.error("Could not schedule a look at the claims of topic \"{}\" "
-					+ "waiting for a worker", this.topic, ex));
-		}
+		this.looksScheduled = look;
+		this.nextLook = scheduled;
+		this.nextLookNanos = atNanos;
 	}
 
 	/**
@@ -291,6 +295,7 @@ final class Claims {
 	 * look. Then looks again when the next waiting claim reaches half its TTR, a second later after a failure.
 	 */
 	private void handBackLongWaiting(long look) {
+		boolean failed = false;
 		try {
 			List<Claim> late = new ArrayList<>();
 			synchronized (this) {
@@ -307,7 +312,6 @@ final class Claims {
 				}
 			}
 			int handedBack = 0;
-			boolean failed = false;
 			for (Claim claim : late) {
 				synchronized (this) {
 					// not once the stop has drained the queue; not one a worker took meanwhile
@@ -316,8 +320,8 @@ final class Claims {
 					}
 					this.waiting.remove(claim);
 				}
-				if (!handBack(claim, "waited for a worker for half its TTR")) {
-					failed = true;
+				failed = !handBackWithdrawn(claim);
+				if (failed) {
 					break;
 				}
 				handedBack++;
@@ -328,12 +332,40 @@ final class Claims {
 						+ "for a worker for half their TTR, every worker being busy for longer than they were claimed "
 						+ "ahead for", count, this.topic));
 			}
-			lookAgain(failed);
 		}
 		catch (RuntimeException | Error ex) {
+			failed = true;
 			// on the look's own thread, where nothing else would log it
 			RecoveryLogging.quietly(() -> logger.error("The look at the claims of topic \"{}\" waiting for a worker "
 					+ "failed", this.topic, ex));
+		}
+		finally {
+			lookAgainQuietly(failed);
+		}
+	}
+
+	/**
+	 * Hands back a claim the look withdrew, which no one else can end: ended unsettled whatever goes wrong.
+	 * @return whether Redis answered
+	 */
+	private boolean handBackWithdrawn(Claim claim) {
+		try {
+			return handBack(claim, "waited for a worker for half its TTR");
+		}
+		finally {
+			if (!claim.ended()) {
+				end(claim, ClaimOutcome.UNSETTLED);
+			}
+		}
+	}
+
+	private void lookAgainQuietly(boolean afterFailure) {
+		try {
+			lookAgain(afterFailure);
+		}
+		catch (RuntimeException | Error ex) {
+			RecoveryLogging.quietly(() -> logger.error("Could not schedule the next look at the claims of topic "
+					+ "\"{}\" waiting for a worker", this.topic, ex));
 		}
 	}
 
