@@ -353,9 +353,7 @@ class ScheduleIntegrationTests {
 	@Test
 	void anOccurrenceRunEarlyAndFinishedIsNotRunAgainWhenItsScheduleIsChangedBeforeItsFireTime() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
-		String first = claimed.id();
-		assertThat(queue.finish(claimed)).isTrue();
+		String first = nightlyWithItsFirstOccurrenceRunEarly(queue);
 		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
 
 		queue.schedule(nightly("2"));
@@ -369,16 +367,14 @@ class ScheduleIntegrationTests {
 	@Test
 	void anOccurrenceRunEarlyIsNotRunAgainWhenItsScheduleIsPausedAndResumedBeforeItsFireTime() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
-		String first = claimed.id();
-		assertThat(queue.finish(claimed)).isTrue();
+		String first = nightlyWithItsFirstOccurrenceRunEarly(queue);
 		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
 
 		queue.pauseSchedule(TOPIC, "nightly");
 		queue.resumeSchedule(TOPIC, "nightly");
 
 		ScheduleInfo resumed = queue.findSchedule(TOPIC, "nightly").orElseThrow();
-		assertThat(resumed.pendingOccurrence()).as("the occurrence the pause dropped, not the one that ran")
+		assertThat(resumed.pendingOccurrence()).as("the occurrence the pause dropped, not %s that ran", first)
 			.isEqualTo(second);
 		assertThat(queue.stats(TOPIC).delayed()).isEqualTo(1);
 	}
@@ -386,8 +382,7 @@ class ScheduleIntegrationTests {
 	@Test
 	void aScheduleResumedWithItsPendingOccurrenceCancelledGoesOnAfterThatOccurrence() {
 		DelayQueue queue = queue(DelayQueueOptions.builder());
-		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
-		assertThat(queue.finish(claimed)).isTrue();
+		nightlyWithItsFirstOccurrenceRunEarly(queue);
 		String second = queue.findSchedule(TOPIC, "nightly").orElseThrow().pendingOccurrence();
 		queue.cancel(TOPIC, second);
 
@@ -454,6 +449,16 @@ class ScheduleIntegrationTests {
 		List<ReservedJob> claimed = queue.claim(TOPIC, 1);
 		assertThat(claimed).extracting(ReservedJob::id).containsExactly(first);
 		return claimed.get(0);
+	}
+
+	/**
+	 * Makes a nightly schedule and runs its first occurrence now, ahead of its fire time: claimed and finished.
+	 * Returns that occurrence's id.
+	 */
+	private static String nightlyWithItsFirstOccurrenceRunEarly(DelayQueue queue) {
+		ReservedJob claimed = nightlyWithItsFirstOccurrenceClaimedEarly(queue);
+		assertThat(queue.finish(claimed)).isTrue();
+		return claimed.id();
 	}
 
 	private static Schedule nightly(String payload) {
