@@ -202,18 +202,20 @@ class ClusterIntegrationTests {
 		claimAll(ids.size(), new JobPolicy(Duration.ofMillis(200), null, null));
 		this.queue.startPolling(TOPIC);
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.queue.stats(TOPIC).reserved() == 0);
-		for (ReservedJob job : claimAll(ids.size(), JobPolicy.AS_ADDED)) {
+		this.queue.stopPolling(TOPIC);
+		// the claim's policy stays with the job: a long TTR from here, so no lease runs out under the test's calls
+		JobPolicy longLeases = new JobPolicy(Duration.ofMinutes(1), null, null);
+		for (ReservedJob job : claimAll(ids.size(), longLeases)) {
 			assertThat(job.attempt()).as("attempt of %s", job.id()).isEqualTo(3);
-			this.queue.fail(job, new UnrecoverableJobException("buried"));
+			assertThat(this.queue.fail(job, new UnrecoverableJobException("buried"))).isEqualTo(FailOutcome.DEAD);
 		}
 		assertThat(this.queue.stats(TOPIC).dead()).isEqualTo(ids.size());
 		this.queue.replay(TOPIC, "job-0");
 		assertThat(this.queue.replay(TOPIC, List.of("job-1", "job-2"))).isEqualTo(2);
 		assertThat(this.queue.replayAll(TOPIC)).isEqualTo(ids.size() - 3);
-		for (ReservedJob job : claimAll(ids.size(), JobPolicy.AS_ADDED)) {
+		for (ReservedJob job : claimAll(ids.size(), longLeases)) {
 			assertThat(this.queue.finish(job)).as("finish %s", job.id()).isTrue();
 		}
-		this.queue.stopPolling(TOPIC);
 		assertThat(this.queue.stats(TOPIC)).extracting(TopicStats::delayed, TopicStats::ready, TopicStats::reserved,
 				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
 	}

@@ -535,14 +535,16 @@ class LifecycleScriptsIntegrationTests {
 	void thePollerKeepsTheDeadLettersWithinTheirRetentionAndCountCapLeavingNothingOfThoseTrimmed() throws Exception {
 		DelayQueue trimmed = new DelayQueue(connectionFactory, DelayQueueOptions.builder()
 			.keyPrefix(this.prefix)
-			.deadLetterRetention(Duration.ofSeconds(2))
+			.deadLetterRetention(Duration.ofHours(1))
 			.deadLetterMaxCount(3)
 			.build());
 		try {
 			bury(trimmed, "old-1");
 			bury(trimmed, "old-2");
-			long oldDiedAt = redisTimeMillis();
-			await().atMost(Duration.ofSeconds(10)).until(() -> redisTimeMillis() > oldDiedAt + 2200);
+			// died two hours ago, by their place among the dead letters
+			long twoHoursAgo = redisTimeMillis() - Duration.ofHours(2).toMillis();
+			redis.opsForZSet().add(this.bucket.dead(), "old-1", twoHoursAgo);
+			redis.opsForZSet().add(this.bucket.dead(), "old-2", twoHoursAgo + 1);
 			for (int i = 1; i <= 4; i++) {
 				bury(trimmed, "new-" + i);
 				Thread.sleep(2); // each dies at a time of its own

@@ -375,7 +375,8 @@ class ClaimOwnershipIntegrationTests {
 		container.stop();
 
 		// left to its blocking wait, the fetcher would outlive the stop by up to the 30 s max-wait
-		assertThat(threadsNamed("delay-queue-no-timeout-fetch-")).as("fetcher threads once stop returned").isZero();
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(threadsNamed("delay-queue-no-timeout-fetch-")).as("fetcher threads").isZero());
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(connectionsNamed(this.clientName)).as("connections").isLessThanOrEqualTo(before));
 	}
