@@ -324,6 +324,42 @@ class LifecycleScriptsIntegrationTests {
 	}
 
 	@Test
+	void aPayloadComesBackByteForByteThroughEveryStateAndMove() throws Exception {
+		// the pool entry's separators, a NUL, quotes, escapes, and characters beyond ASCII and the BMP
+		String payload = "{\"sep\":\"1:2|3:|\",\"nul\":\"a\\u0000b\",\"raw\":\"" + '\u0000' + "\",\"q\":\"\\\"%s%d\","
+				+ "\"text\":\"grüße € 😀\"}";
+		this.queue.add(job("bytes").payload(payload).delay(Duration.ZERO).maxAttempts(3)
+			.backOff(BackOff.fixed(Duration.ZERO))
+			.build());
+		ReservedJob first = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(first.payload()).as("claimed").isEqualTo(payload);
+		assertThat(this.queue.fail(first, new IllegalStateException("retried"))).isEqualTo(FailOutcome.RETRY_SCHEDULED);
+		List<ReservedJob> second = new ArrayList<>();
+		JobPolicy shortLease = new JobPolicy(Duration.ofMillis(50), null, null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> second.addAll(this.queue.claim(TOPIC, 1, shortLease)));
+		assertThat(second.get(0).payload()).as("claimed after a failure").isEqualTo(payload);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.operations.expireLeases(this.bucket, 10).moved() == 1);
+		List<ReservedJob> third = new ArrayList<>();
+		JobPolicy longLease = new JobPolicy(Duration.ofMinutes(1), null, null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> third.addAll(this.queue.claim(TOPIC, 1, longLease)));
+		assertThat(third.get(0).payload()).as("claimed after its lease ran out").isEqualTo(payload);
+		assertThat(this.queue.fail(third.get(0), new IllegalStateException("buried"))).isEqualTo(FailOutcome.DEAD);
+		assertThat(this.queue.deadLetters(TOPIC, 10)).singleElement()
+			.satisfies((letter) -> assertThat(letter.payload()).as("dead letter").isEqualTo(payload));
+		assertThat(this.queue.payload(TOPIC, "bytes")).as("read").contains(payload);
+
+		this.queue.replay(TOPIC, "bytes");
+		assertThat(redis.keys(this.prefix + ":*")).as("keys holding the job, none set to expire")
+			.filteredOn((key) -> key.matches(".*:(jobs|payloads|delayed|ready|reserved|dead)$"))
+			.isNotEmpty()
+			.allSatisfy((key) -> assertThat(redis.getExpire(key)).as(key).isEqualTo(-1L));
+
+		ReservedJob replayed = this.queue.claim(TOPIC, 1).get(0);
+		assertThat(replayed.payload()).as("claimed after a replay").isEqualTo(payload);
+		assertThat(this.queue.finish(replayed)).isTrue();
+	}
+
+	@Test
 	void failRetriesAfterTheBackOffThenBuriesOnTheLastAttempt() {
 		this.queue.add(job("a").delay(Duration.ZERO).maxAttempts(2)
 			.backOff(BackOff.exponential(Duration.ofSeconds(10), 2, Duration.ofMinutes(1)))
