@@ -414,7 +414,9 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Resumes a paused schedule at its first fire time after now; fire times that passed while it was paused
-	 * are not run. A schedule that is not paused is left as it is.
+	 * are not run. A cron schedule also goes on after its last occurrence: one that ran early ({@link #runNow})
+	 * or was cancelled before the pause does not come again, unless the recurrence was changed while paused. A
+	 * fixed-rate schedule goes on one rate after now. A schedule that is not paused is left as it is.
 	 * @throws NoSuchScheduleException when the topic has no such schedule
 	 */
 	public void resumeSchedule(String topic, String id) {

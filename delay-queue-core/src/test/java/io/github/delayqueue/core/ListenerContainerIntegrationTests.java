@@ -487,7 +487,7 @@ class ListenerContainerIntegrationTests {
 		List<String> refusedFinishes = new CopyOnWriteArrayList<>();
 		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "slow", (job) -> {
 			runs.computeIfAbsent(job.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			Thread.sleep(2000);
+			Thread.sleep(job.id().equals("first") ? 2000 : 5000);
 		}, ContainerOptions.builder().concurrency(1).prefetch(1).observer(new JobObserver() {
 			@Override
 			public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
@@ -500,19 +500,20 @@ class ListenerContainerIntegrationTests {
 		this.containers.add(container);
 
 		// the second job is claimed with the first and waits 2 s for the one worker: with its lease running
-		// from the claim, a 3.5 s TTR would run out 1.5 s into its own 2 s run (each run has 1.5 s to spare
-		// for its finish when its lease runs from its start)
-		Duration ttr = Duration.ofMillis(3500);
+		// from the claim, a 6 s TTR would run out 4 s into its own 5 s run (it has 1 s to spare for its finish
+		// when its lease runs from its start); a wait under half the TTR (3 s) is not handed back
+		Duration ttr = Duration.ofSeconds(6);
 		queue.addAll(List.of(Job.builder("slow").id("first").payload("{}").ttr(ttr).build(),
 				Job.builder("slow").id("second").payload("{}").ttr(ttr).build()));
 
-		await().atMost(Duration.ofSeconds(15)).until(() -> queue.stats("slow").reserved() == 0
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("slow").reserved() == 0
 				&& runs.size() == 2 && queue.stats("slow").delayed() + queue.stats("slow").ready() == 0);
 		Thread.sleep(1000);
 		assertThat(runs).containsOnlyKeys("first", "second");
 		assertThat(runs.values()).as("runs %s, refused finishes %s", runs, refusedFinishes)
 			.allSatisfy((count) -> assertThat(count).hasValue(1));
 		assertThat(refusedFinishes).isEmpty();
+		assertThat(container.claimCounts().handedBack()).as("claims handed back").isZero();
 	}
 
 	@Test

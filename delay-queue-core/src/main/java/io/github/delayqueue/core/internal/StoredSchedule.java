@@ -11,7 +11,8 @@ import java.util.List;
  * @param line its line as stored, to write it back only if unchanged
  * @param active whether it is active (not paused)
  * @param pending the id of its pending occurrence, {@code ""} when none
- * @param lastFireMillis the fire time of the latest occurrence enqueued, or {@code null}
+ * @param lastFireMillis the fire time of the latest occurrence enqueued, or {@code null}; on a paused schedule,
+ * the time its resume goes on after ({@link Schedules#pause})
  * @param times the items of the fire times to come after the pending one
  * @param definition its definition as stored
  * @param payload its occurrences' payload

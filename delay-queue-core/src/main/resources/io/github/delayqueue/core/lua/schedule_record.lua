@@ -4,7 +4,8 @@
 --   `line:<id>`  := state|pending|last|times, the short line scripts rewrite:
 --      state    A active, P paused (then nothing is pending)
 --      pending  the id of its pending occurrence (a job never claimed yet: delayed or ready), '' when none
---      last     the fire time (epoch ms) of the latest occurrence enqueued, '' when none yet
+--      last     the fire time (epoch ms) of the latest occurrence enqueued, '' when none yet; on a paused line,
+--               the time its resume goes on after (the Java side's; see Schedules.pause)
 --      times    the fire times to come after the pending one, computed by the Java side, as items joined by
 --               ',': an item is a fire time in epoch ms, with '-n' appended when the topic has several buckets
 --               (the smallest n that puts the occurrence id in this bucket). The occurrence of item x is the
