@@ -65,7 +65,8 @@ class IdleCostIntegrationTests {
 		}, ContainerOptions.builder().heartbeatInterval(Duration.ofSeconds(5)).build());
 		this.container.start();
 		await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients() >= 1);
-		Thread.sleep(500); // the start's own commands (its first heartbeat, the poller's first look) are done
+		// the start's own commands are done: its first heartbeat is written
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.queue.consumers(TOPIC).isEmpty());
 
 		long before = commandsProcessed();
 		Thread.sleep(6000);

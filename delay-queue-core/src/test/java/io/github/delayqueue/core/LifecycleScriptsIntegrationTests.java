@@ -581,9 +581,10 @@ class LifecycleScriptsIntegrationTests {
 			long twoHoursAgo = redisTimeMillis() - Duration.ofHours(2).toMillis();
 			redis.opsForZSet().add(this.bucket.dead(), "old-1", twoHoursAgo);
 			redis.opsForZSet().add(this.bucket.dead(), "old-2", twoHoursAgo + 1);
+			long now = redisTimeMillis();
 			for (int i = 1; i <= 4; i++) {
 				bury(trimmed, "new-" + i);
-				Thread.sleep(2); // each dies at a time of its own
+				redis.opsForZSet().add(this.bucket.dead(), "new-" + i, now + i); // each dies at a time of its own
 			}
 
 			trimmed.startPolling(TOPIC);

@@ -125,7 +125,8 @@ class ListenerContainerIntegrationTests {
 		queue.add(Job.builder("lost").id("far").payload("{}").delay(Duration.ofHours(1)).build());
 		queue.add(Job.builder("lost").id("moved").payload("{}").delay(Duration.ofHours(1)).build());
 		queue.startPolling("lost"); // the poller alone: no fetcher's blocking wait to time out and claim it
-		Thread.sleep(300); // the poller goes to sleep until the earliest due time, an hour off, or the maximum wait
+		// the poller has looked once and gone to sleep until the earliest due time (an hour off) or the maximum wait
+		await().atMost(Duration.ofSeconds(10)).until(ListenerContainerIntegrationTests::pollerLookedAndSleeps);
 
 		// made due behind the queue's back: no script ran, no wake-up was sent (as if it had been lost)
 		long now = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
@@ -574,6 +575,19 @@ class ListenerContainerIntegrationTests {
 				options.shutdownTimeout(Duration.ofSeconds(2)).build());
 		container.start();
 		this.containers.add(container);
+	}
+
+	/**
+	 * Whether a poller run has been made and none is under way: its thread waits for the next run.
+	 */
+	private static boolean pollerLookedAndSleeps() {
+		List<Thread> runs = Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().startsWith("delay-queue-poller-")
+					&& !thread.getName().startsWith("delay-queue-poller-timer-"))
+			.toList();
+		return !runs.isEmpty() && runs.stream().noneMatch((thread) -> thread.getState() == Thread.State.RUNNABLE);
 	}
 
 }
