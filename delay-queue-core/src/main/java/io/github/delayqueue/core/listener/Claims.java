@@ -86,6 +86,12 @@ final class Claims {
 	private long looksScheduled;
 
 	/**
+	 * When workers may hand back claims beyond the room again, on {@link System#nanoTime()}: a second after one
+	 * such hand-back failed.
+	 */
+	private volatile long beyondRoomRetryNanos = System.nanoTime();
+
+	/**
 	 * Whether a hand-back after the close failed: Redis is then taken to be unreachable, and claims met later are
 	 * not handed back (each would wait out the command timeout) but end unsettled, to run again after their lease.
 	 */
@@ -207,7 +213,7 @@ final class Claims {
 		}
 		long now = System.nanoTime();
 		this.claimAhead.jobStarted(now);
-		if (now - claim.job().claimedNanos() > ClaimAhead.STRANDED_NANOS) {
+		if (now - claim.job().claimedNanos() > ClaimAhead.STRANDED_NANOS && now - this.beyondRoomRetryNanos >= 0) {
 			try {
 				handBackBeyondRoom();
 			}
@@ -222,27 +228,40 @@ final class Claims {
 
 	/**
 	 * Hands back the newest claims waiting for a worker, as many as the container holds beyond its room's
-	 * places now.
+	 * places now. One at a time, each withdrawn just before its hand-back: a hand-back that fails (Redis
+	 * unreachable) leaves the rest waiting, for a worker or the look, rather than ending them unsettled to wait
+	 * out their leases in Redis; no worker tries again for a second, so that each does not first wait out a
+	 * command timeout before the job it took.
 	 */
 	private void handBackBeyondRoom() {
-		List<Claim> beyond = new ArrayList<>();
-		synchronized (this) {
-			int excess = this.held.size() - this.room.capacity();
-			// open, so no NO_MORE_WORK is queued: those come after close()
-			while (this.open && beyond.size() < excess && !this.waiting.isEmpty()) {
-				Claim newest = this.waiting.pollLast();
+		int handedBack = 0;
+		while (true) {
+			Claim newest;
+			synchronized (this) {
+				// open, so no NO_MORE_WORK is queued: those come after close()
+				if (!this.open || this.held.size() <= this.room.capacity() || this.waiting.isEmpty()) {
+					break;
+				}
+				newest = this.waiting.pollLast();
+				if (newest == null) {
+					break; // a worker took the last one meanwhile (workers take without this lock)
+				}
 				if (!newest.withdraw()) {
 					this.waiting.offerLast(newest); // not met: a queued claim waits until its taker moves it
 					break;
 				}
-				beyond.add(newest);
 			}
+			if (!handBackWithdrawn(newest, "claimed ahead for workers that have since slowed down")) {
+				this.beyondRoomRetryNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+				break;
+			}
+			handedBack++;
 		}
-		if (!beyond.isEmpty()) {
-			handBackAll(beyond, "claimed ahead for workers that have since slowed down");
+		if (handedBack > 0) {
+			int count = handedBack;
 			RecoveryLogging.quietly(() -> logger.info("Handed {} job(s) of topic \"{}\" back to ready: claimed ahead "
-					+ "for workers that have since slowed down, they waited over {} ms for one", beyond.size(),
-					this.topic, ClaimAhead.STRANDED_MILLIS));
+					+ "for workers that have since slowed down, they waited over {} ms for one", count, this.topic,
+					ClaimAhead.STRANDED_MILLIS));
 		}
 	}
 
@@ -320,7 +339,7 @@ final class Claims {
 					}
 					this.waiting.remove(claim);
 				}
-				failed = !handBackWithdrawn(claim);
+				failed = !handBackWithdrawn(claim, "waited for a worker for half its TTR");
 				if (failed) {
 					break;
 				}
@@ -345,12 +364,13 @@ final class Claims {
 	}
 
 	/**
-	 * Hands back a claim the look withdrew, which no one else can end: ended unsettled whatever goes wrong.
+	 * Hands back a claim withdrawn from the waiting, which no one else can end: ended unsettled whatever goes
+	 * wrong.
 	 * @return whether Redis answered
 	 */
-	private boolean handBackWithdrawn(Claim claim) {
+	private boolean handBackWithdrawn(Claim claim, String why) {
 		try {
-			return handBack(claim, "waited for a worker for half its TTR");
+			return handBack(claim, why);
 		}
 		finally {
 			if (!claim.ended()) {

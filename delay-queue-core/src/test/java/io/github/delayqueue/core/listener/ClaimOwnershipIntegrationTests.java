@@ -187,18 +187,7 @@ class ClaimOwnershipIntegrationTests {
 			claimed.addAll(queue.claim("unreachable", 4 - claimed.size()));
 			return claimed.size() == 4;
 		});
-		// the hand-backs go to a Redis that is not there: the port of none
-		int noRedis;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			noRedis = socket.getLocalPort();
-		}
-		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.server.host(), noRedis),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
-		nowhere.afterPropertiesSet();
-		nowhere.start();
-		this.factories.add(nowhere);
-		DelayQueue unreachable = queue(nowhere, DelayQueueOptions.builder());
+		DelayQueue unreachable = unreachableQueue();
 		Map<ClaimOutcome, AtomicLong> ended = Claims.newCounts();
 		Claims claims = new Claims(unreachable, "unreachable", ClaimAhead.fixed(4, 0), new AtomicLong(), ended);
 		assertThat(claims.tryTakeRoom(1)).as("the places the claims were made in").isEqualTo(4);
@@ -228,6 +217,42 @@ class ClaimOwnershipIntegrationTests {
 							+ "not answer; it runs again when its lease expires",
 					"Not handing back 1 job(s) of topic \"unreachable\" while Redis does not answer; each runs again "
 							+ "when its lease expires");
+	}
+
+	/**
+	 * A worker that finds its container holding claims beyond its room (which shrank as its workers slowed down)
+	 * hands the newest back one at a time. When a hand-back fails, Redis unreachable, the claims not yet tried
+	 * stay waiting for a worker, as the look leaves them: ended unsettled, each would wait out its lease in Redis
+	 * and lose an attempt, or on its last go to the dead letters, without having run.
+	 */
+	@Test
+	void aFailedHandBackBeyondTheRoomLeavesTheClaimsNotYetTriedWaitingForAWorker() throws Exception {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		for (int i = 0; i < 4; i++) {
+			queue.add(Job.builder("beyond").id("job-" + i).payload("{}").ttr(Duration.ofMinutes(5)).build());
+		}
+		List<ReservedJob> claimed = new ArrayList<>();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			claimed.addAll(queue.claim("beyond", 4 - claimed.size()));
+			return claimed.size() == 4;
+		});
+		Map<ClaimOutcome, AtomicLong> ended = Claims.newCounts();
+		ClaimAhead ahead = ClaimAhead.fixed(2, 2);
+		Claims claims = new Claims(unreachableQueue(), "beyond", ahead, new AtomicLong(), ended);
+		assertThat(claims.tryTakeRoom(1)).as("the places the claims were made in").isEqualTo(4);
+		claimed.forEach((job) -> claims.admit(job, 0));
+		ahead.room().resize(2);
+		// the oldest has waited for a worker over a second when one takes it
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> System.nanoTime() - claimed.get(0).claimedNanos() > ClaimAhead.STRANDED_NANOS);
+
+		Claim taken = claims.nextWaiting();
+
+		assertThat(taken.job().id()).isEqualTo("job-0");
+		assertThat(ended.get(ClaimOutcome.UNSETTLED)).as("claims ended unsettled: the newest, whose hand-back failed")
+			.hasValue(1);
+		assertThat(claims.held()).as("claims held: the one taken and the two still waiting").isEqualTo(3);
+		assertThat(claims.close()).extracting((claim) -> claim.job().id()).containsExactly("job-1", "job-2");
 	}
 
 	@Test
@@ -469,6 +494,23 @@ class ClaimOwnershipIntegrationTests {
 		container.start();
 		this.containers.add(container);
 		return container;
+	}
+
+	/**
+	 * Returns a queue whose every command fails at once: its Redis is not there, on the port of none.
+	 */
+	private DelayQueue unreachableQueue() throws Exception {
+		int noRedis;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			noRedis = socket.getLocalPort();
+		}
+		LettuceConnectionFactory nowhere = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), noRedis),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+		nowhere.afterPropertiesSet();
+		nowhere.start();
+		this.factories.add(nowhere);
+		return queue(nowhere, DelayQueueOptions.builder());
 	}
 
 	private DelayQueue queue(LettuceConnectionFactory factory, DelayQueueOptions.Builder options) {
