@@ -50,6 +50,11 @@ final class CompositeJobObserver implements JobObserver {
 		tellEach((observer) -> observer.failed(job, handlerTime, error, outcome));
 	}
 
+	@Override
+	public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		tellEach((observer) -> observer.unsettled(job, handlerTime, error));
+	}
+
 	private void tellEach(Consumer<JobObserver> event) {
 		for (JobObserver observer : this.observers) {
 			try {

@@ -56,6 +56,16 @@ public interface JobObserver {
 	}
 
 	/**
+	 * The handler returned ({@code error} {@code null}) or threw, and its outcome was not recorded: Redis did not
+	 * answer the finish or the failure (the job runs again when its lease expires), or a stop had taken the job
+	 * over from a handler that outlived the shutdown timeout, to hand it back (at once, or after its lease when
+	 * Redis does not answer). Every run {@linkplain #started started} ends with exactly one of {@link #completed},
+	 * {@link #failed} and this, once its handler has returned or thrown.
+	 */
+	default void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+	}
+
+	/**
 	 * Returns an observer that tells each of the given observers in turn; one that throws is logged and
 	 * does not keep the others from hearing.
 	 */

@@ -1,7 +1,9 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,12 +14,16 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.delayqueue.core.internal.ScriptRunner;
+import io.github.delayqueue.core.micrometer.DelayQueueMeters;
+import io.github.delayqueue.core.micrometer.MicrometerJobObserver;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -162,6 +168,84 @@ class RedisOutageIntegrationTests {
 		finally {
 			release.countDown();
 			busy.stop();
+			queue.close();
+			factory.destroy();
+			server.start();
+		}
+	}
+
+	/**
+	 * A run whose outcome Redis cannot take (down as the handler returns or throws) is told to the observer as
+	 * unsettled: every run started ends in exactly one observer call, so a recorder of running handlers, or a
+	 * meter, is not left with runs that never end.
+	 */
+	@Test
+	void runsWhoseOutcomeRedisCannotTakeAreToldToTheObserverAsUnsettled(RedisServer server) throws Exception {
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(server, Duration.ofSeconds(1));
+		DelayQueue queue = new DelayQueue(factory,
+				DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).maxWait(Duration.ofSeconds(1)).build());
+		List<String> heard = Collections.synchronizedList(new ArrayList<>());
+		JobObserver recording = new JobObserver() {
+
+			@Override
+			public void started(ReservedJob job) {
+				heard.add(job.id() + " started");
+			}
+
+			@Override
+			public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+				heard.add(job.id() + " completed");
+			}
+
+			@Override
+			public void failed(ReservedJob job, Duration handlerTime, Throwable error, FailOutcome outcome) {
+				heard.add(job.id() + " failed");
+			}
+
+			@Override
+			public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+				heard.add(job.id() + " unsettled: " + ((error != null) ? error.getMessage() : "returned"));
+			}
+
+		};
+		MeterRegistry registry = new SimpleMeterRegistry();
+		CountDownLatch release = new CountDownLatch(1);
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "unsettled", (job) -> {
+			release.await();
+			if (job.id().equals("throws")) {
+				throw new IllegalStateException("the handler threw");
+			}
+		}, ContainerOptions.builder().concurrency(2)
+			.observer(JobObserver.composite(List.of(recording, new MicrometerJobObserver(registry))))
+			.build());
+		container.start();
+		try {
+			queue.add(Job.builder("unsettled").id("returns").payload("{}").build());
+			queue.add(Job.builder("unsettled").id("throws").payload("{}").build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 2);
+			server.stop();
+
+			release.countDown();
+
+			// the meters hear each end after the recording observer: awaited together
+			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+				assertThat(heard).containsExactlyInAnyOrder("returns started", "throws started",
+						"returns unsettled: returned", "throws unsettled: the handler threw");
+				assertThat(registry.get(DelayQueueMeters.HANDLER_DURATION)
+					.tags(DelayQueueMeters.TAG_RESULT, "unsettled", DelayQueueMeters.TAG_EXCEPTION,
+							"IllegalStateException")
+					.timer()
+					.count()).isEqualTo(1);
+				assertThat(registry.get(DelayQueueMeters.HANDLER_DURATION)
+					.tags(DelayQueueMeters.TAG_RESULT, "unsettled", DelayQueueMeters.TAG_EXCEPTION,
+							DelayQueueMeters.NONE)
+					.timer()
+					.count()).isEqualTo(1);
+			});
+		}
+		finally {
+			release.countDown();
+			container.stop();
 			queue.close();
 			factory.destroy();
 			server.start();

@@ -8,7 +8,6 @@ import java.util.Queue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 import io.github.delayqueue.core.ClaimBatch;
@@ -115,6 +114,9 @@ final class JobCompleter {
 		catch (RuntimeException | Error ex) {
 			failedOn(List.of(handed), ex, 0);
 		}
+		finally {
+			observeEnded(List.of(handed));
+		}
 	}
 
 	/**
@@ -150,20 +152,16 @@ final class JobCompleter {
 	}
 
 	/**
-	 * Finishes a lane's batch: with the bucket's next claim, in the same call, while the bucket has a backlog (the
-	 * observer hears of the jobs once the jobs claimed with them are booked); else with the next claim of the
-	 * bucket if one comes soon (the observer may hear of them before that claim's jobs are booked), or on its own.
+	 * Finishes a lane's batch: with the bucket's next claim, in the same call, while the bucket has a backlog;
+	 * else with the next claim of the bucket if one comes soon, or on its own. The observer hears of the batch's
+	 * jobs afterwards ({@link Lane#run}), once the jobs claimed with them are booked.
 	 */
 	private void finishBatch(List<HandedOver> batch, int bucket) {
-		AtomicReference<List<Boolean>> finished = new AtomicReference<>();
 		BucketFetcher fetcher = this.fetchers.apply(bucket);
 		boolean claimedToo = fetcher.claimInPlacesOf(batch.size(),
-				(passing, policy) -> finishClaimingNext(batch, bucket, passing, policy, finished));
+				(passing, policy) -> finishClaimingNext(batch, bucket, passing, policy));
 		if (!claimedToo) {
 			finishWithNextClaim(batch, fetcher);
-		}
-		else if (finished.get() != null) {
-			observeCompleted(batch, finished.get());
 		}
 	}
 
@@ -186,7 +184,6 @@ final class JobCompleter {
 			return;
 		}
 		endAll(batch, finished, 0);
-		observeCompleted(batch, finished);
 	}
 
 	/**
@@ -194,8 +191,7 @@ final class JobCompleter {
 	 * batch's claims: the first {@code passing} pass their places on to the jobs claimed, the others give theirs
 	 * back. Never throws: a failed call claims nothing and leaves every claim of the batch unsettled.
 	 */
-	private ClaimBatch finishClaimingNext(List<HandedOver> batch, int bucket, int passing, JobPolicy policy,
-			AtomicReference<List<Boolean>> finished) {
+	private ClaimBatch finishClaimingNext(List<HandedOver> batch, int bucket, int passing, JobPolicy policy) {
 		FinishedAndClaimed done;
 		try {
 			done = this.queue.finishAndClaim(this.topic, bucket, jobsOf(batch), passing, policy);
@@ -207,7 +203,6 @@ final class JobCompleter {
 		}
 		try {
 			endAll(batch, done.finished(), passing);
-			finished.set(done.finished());
 		}
 		catch (RuntimeException | Error ex) {
 			// the jobs just claimed are booked all the same, not left leased
@@ -226,7 +221,6 @@ final class JobCompleter {
 			return;
 		}
 		endAll(batch, finished, 0);
-		observeCompleted(batch, finished);
 	}
 
 	private static List<ReservedJob> jobsOf(List<HandedOver> batch) {
@@ -264,6 +258,7 @@ final class JobCompleter {
 			try {
 				if (!claim.ended()) {
 					this.claims.end(claim, ClaimOutcome.UNSETTLED, i < passing);
+					batch.get(i).ended = Ending.UNSETTLED;
 				}
 			}
 			catch (RuntimeException ex) {
@@ -272,6 +267,7 @@ final class JobCompleter {
 		}
 		return failure;
 	}
+
 
 	private void couldNotFinish(List<HandedOver> batch, Throwable ex, int passing) {
 		// ended first: the places the first `passing` pass on must be passed before anything else can throw
@@ -291,30 +287,81 @@ final class JobCompleter {
 	 */
 	private void endAll(List<HandedOver> batch, List<Boolean> finished, int passing) {
 		for (int i = 0; i < batch.size(); i++) {
-			ReservedJob job = batch.get(i).claim().job();
+			HandedOver handed = batch.get(i);
 			boolean done = finished.get(i);
-			if (!done) {
-				logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease was lost (TTR {} ran out, or "
-						+ "it was cancelled or replaced), so another claim may run it", job.id(), this.topic, job.ttr());
+			this.claims.end(handed.claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
+			handed.ended = done ? Ending.FINISHED : Ending.FINISH_REFUSED;
+		}
+		// logged once every claim has ended: a log call that throws must not leave the rest of the batch open
+		for (HandedOver handed : batch) {
+			if (handed.ended == Ending.FINISH_REFUSED) {
+				ReservedJob job = handed.claim().job();
+				RecoveryLogging.quietly(() -> logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease "
+						+ "was lost (TTR {} ran out, or it was cancelled or replaced), so another claim may run it",
+						job.id(), this.topic, job.ttr()));
 			}
-			this.claims.end(batch.get(i).claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
 		}
 	}
 
-	private void observeCompleted(List<HandedOver> batch, List<Boolean> finished) {
-		for (int i = 0; i < batch.size(); i++) {
-			ReservedJob job = batch.get(i).claim().job();
+	/**
+	 * Tells the observer how each of the batch's claims ended, once: called when the batch is done with, holding
+	 * no lock, whatever went wrong on the way (a claim the completer could not end is not told of).
+	 */
+	private void observeEnded(List<HandedOver> batch) {
+		for (HandedOver handed : batch) {
+			Ending ended = handed.ended;
+			if (ended == null) {
+				continue;
+			}
+			handed.ended = null;
+			ReservedJob job = handed.claim().job();
 			try {
-				this.observer.completed(job, batch.get(i).handlerTime(), finished.get(i));
+				if (ended == Ending.UNSETTLED) {
+					this.observer.unsettled(job, handed.handlerTime(), null);
+				}
+				else {
+					this.observer.completed(job, handed.handlerTime(), ended == Ending.FINISHED);
+				}
 			}
 			catch (Throwable ex) {
-				RecoveryLogging.quietly(
-						() -> logger.warn("Job observer failed on the completion of job \"{}\"", job.id(), ex));
+				RecoveryLogging.quietly(() -> logger.warn("Job observer failed on the end of job \"{}\"", job.id(), ex));
 			}
 		}
 	}
 
-	private record HandedOver(Claim claim, Duration handlerTime) {
+	/** How a claim handed over ended, for the observer. */
+	private enum Ending {
+
+		FINISHED, FINISH_REFUSED, UNSETTLED
+
+	}
+
+	/**
+	 * A claim whose handler returned, handed over to be finished, and how it ended: written and read by the one
+	 * thread finishing its batch.
+	 */
+	private static final class HandedOver {
+
+		private final Claim claim;
+
+		private final Duration handlerTime;
+
+		/** How the claim ended; {@code null} before it has, and again once the observer was told. */
+		private Ending ended;
+
+		HandedOver(Claim claim, Duration handlerTime) {
+			this.claim = claim;
+			this.handlerTime = handlerTime;
+		}
+
+		Claim claim() {
+			return this.claim;
+		}
+
+		Duration handlerTime() {
+			return this.handlerTime;
+		}
+
 	}
 
 	/**
@@ -382,8 +429,13 @@ final class JobCompleter {
 					failedOn(batch, ex, 0);
 				}
 				finally {
-					ended(batch.size());
-					batch.clear();
+					try {
+						observeEnded(batch); // before the stop, waiting for the batch to end, can return
+					}
+					finally {
+						ended(batch.size());
+						batch.clear();
+					}
 				}
 			}
 		}

@@ -120,7 +120,9 @@ final class Worker implements Runnable {
 		// the job's outcome does not depend on that, and the calls recording it must not be cut short by it
 		Thread.interrupted();
 		if (!claim.settle()) {
-			return; // a stop took the claim over after the shutdown timeout, and handed the job back
+			// a stop took the claim over after the shutdown timeout, and handed the job back
+			observeUnsettled(job, handlerTime, error);
+			return;
 		}
 		if (error == null) {
 			this.completer.complete(claim, handlerTime);
@@ -167,6 +169,15 @@ final class Worker implements Runnable {
 		return null;
 	}
 
+	private void observeUnsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		try {
+			this.observer.unsettled(job, handlerTime, error);
+		}
+		catch (Throwable ex) {
+			RecoveryLogging.quietly(() -> logger.warn("Job observer failed on job \"{}\" left unsettled", job.id(), ex));
+		}
+	}
+
 	private void fail(Claim claim, Throwable error, Duration handlerTime) {
 		ReservedJob job = claim.job();
 		FailOutcome outcome;
@@ -175,6 +186,7 @@ final class Worker implements Runnable {
 		}
 		catch (RuntimeException | Error ex) {
 			this.claims.end(claim, ClaimOutcome.UNSETTLED);
+			observeUnsettled(job, handlerTime, error);
 			RecoveryLogging.failure(logger, ex, "Could not record the failure of job \"{}\" on topic \"{}\"; it is "
 					+ "retried when its lease expires", job.id(), this.topic);
 			return;

@@ -33,8 +33,8 @@ public final class DelayQueueMeters {
 	public static final String JOBS_DEAD = "delay.queue.jobs.dead";
 
 	/**
-	 * Timer of handler calls, tagged {@link #TAG_RESULT} ({@code completed}, {@code retried}, {@code dead} or
-	 * {@code lease-lost}) and {@link #TAG_EXCEPTION}.
+	 * Timer of handler calls, tagged {@link #TAG_RESULT} ({@code completed}, {@code retried}, {@code dead},
+	 * {@code lease-lost}, or {@code unsettled} when the outcome could not be recorded) and {@link #TAG_EXCEPTION}.
 	 */
 	public static final String HANDLER_DURATION = "delay.queue.handler.duration";
 

@@ -105,6 +105,12 @@ public class MicrometerJobObserver implements JobObserver {
 		}
 	}
 
+	@Override
+	public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		recordHandler(job.topic(), "unsettled", (error != null) ? exceptionTag(error) : DelayQueueMeters.NONE,
+				handlerTime);
+	}
+
 	/**
 	 * Returns the delivery lateness timer of the topic, registering it when this observer has not yet seen
 	 * the topic.

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,6 +22,7 @@ import io.github.delayqueue.core.IfExists;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobHandler;
 import io.github.delayqueue.core.JobInfo;
+import io.github.delayqueue.core.JobObserver;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.ReservedJob;
 import io.github.delayqueue.test.RedisServer;
@@ -282,6 +284,7 @@ class ClaimOwnershipIntegrationTests {
 		AtomicLong firstEndedNanos = new AtomicLong();
 		AtomicLong secondStartedNanos = new AtomicLong();
 		CountDownLatch firstRunning = new CountDownLatch(1);
+		List<String> unsettled = new CopyOnWriteArrayList<>();
 		DelayQueueListenerContainer stopping = new DelayQueueListenerContainer(queue, "taken-over", (job) -> {
 			firstRunning.countDown();
 			try {
@@ -297,7 +300,14 @@ class ClaimOwnershipIntegrationTests {
 			finally {
 				firstEndedNanos.set(System.nanoTime());
 			}
-		}, ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).build());
+		}, ContainerOptions.builder().shutdownTimeout(Duration.ofMillis(200)).observer(new JobObserver() {
+
+			@Override
+			public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+				unsettled.add(job.id());
+			}
+
+		}).build());
 		stopping.start();
 		this.containers.add(stopping);
 		queue.add(Job.builder("taken-over").id("long").payload("{}").build());
@@ -315,6 +325,9 @@ class ClaimOwnershipIntegrationTests {
 		assertThat(secondStartedNanos.get() - firstEndedNanos.get()).as("from the first run's end to the second's start")
 			.isPositive();
 		assertThat(stopping.claimCounts().handedBack()).isEqualTo(1);
+		// the run's one ending call: its outcome is not the handler's but the stop's
+		await().atMost(Duration.ofSeconds(10)).until(() -> !unsettled.isEmpty());
+		assertThat(unsettled).containsExactly("long");
 	}
 
 	@Test
