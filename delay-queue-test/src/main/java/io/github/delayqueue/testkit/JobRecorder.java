@@ -32,8 +32,11 @@ public final class JobRecorder implements JobObserver {
 	/** What became of each job since it was last sent, by topic and id. */
 	private final Map<JobKey, History> histories = new LinkedHashMap<>();
 
-	/** Runs started and not yet ended, by lease token (one per claim). */
-	private final Map<String, ReservedJob> running = new HashMap<>();
+	/**
+	 * Runs started and not yet ended, by job and lease token: one per claim (a lease token is a count of its
+	 * topic's bucket, so other topics' claims carry the same tokens).
+	 */
+	private final Map<RunKey, ReservedJob> running = new HashMap<>();
 
 	@Override
 	public void added(Job job, boolean added) {
@@ -59,14 +62,14 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void started(ReservedJob job) {
 		synchronized (this.lock) {
-			this.running.put(job.leaseToken(), job);
+			this.running.put(RunKey.of(job), job);
 		}
 	}
 
 	@Override
 	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 		synchronized (this.lock) {
-			this.running.remove(job.leaseToken());
+			this.running.remove(RunKey.of(job));
 			if (finished) {
 				// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
 				this.histories.computeIfAbsent(new JobKey(job.topic(), job.id()), (key) -> new History(null))
@@ -78,7 +81,14 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void failed(ReservedJob job, Duration handlerTime, Throwable error, FailOutcome outcome) {
 		synchronized (this.lock) {
-			this.running.remove(job.leaseToken());
+			this.running.remove(RunKey.of(job));
+		}
+	}
+
+	@Override
+	public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		synchronized (this.lock) {
+			this.running.remove(RunKey.of(job));
 		}
 	}
 
@@ -148,6 +158,14 @@ public final class JobRecorder implements JobObserver {
 	}
 
 	private record JobKey(String topic, String id) {
+	}
+
+	private record RunKey(String topic, String id, String leaseToken) {
+
+		static RunKey of(ReservedJob job) {
+			return new RunKey(job.topic(), job.id(), job.leaseToken());
+		}
+
 	}
 
 	/**

@@ -1,0 +1,64 @@
+package io.github.delayqueue.testkit;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delayqueue.core.FailOutcome;
+import io.github.delayqueue.core.ReservedJob;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link JobRecorder} counts a handler as running from its start until the run's one ending call, whichever it
+ * is: a run whose outcome Redis could not take ends it too, or {@link DelayQueueTester#awaitIdle} would wait out
+ * its timeout on a handler long gone.
+ */
+class JobRecorderTests {
+
+	private final JobRecorder recorder = new JobRecorder();
+
+	@Test
+	void aRunEndsWithItsCompletionItsFailureOrItsOutcomeLeftUnsettled() {
+		ReservedJob completed = claim("completed", "lease-1");
+		ReservedJob failed = claim("failed", "lease-2");
+		ReservedJob unsettled = claim("unsettled", "lease-3");
+		this.recorder.started(completed);
+		this.recorder.started(failed);
+		this.recorder.started(unsettled);
+		assertThat(this.recorder.running("recorded")).isEqualTo(3);
+
+		this.recorder.completed(completed, Duration.ofMillis(1), true);
+		this.recorder.failed(failed, Duration.ofMillis(1), new IllegalStateException(), FailOutcome.RETRY_SCHEDULED);
+		this.recorder.unsettled(unsettled, Duration.ofMillis(1), null);
+
+		assertThat(this.recorder.running("recorded")).isZero();
+	}
+
+	@Test
+	void runsOfTwoTopicsUnderTheSameLeaseTokenAreTwoRuns() {
+		// a lease token is a count of its topic's bucket: another topic's claims carry the same numbers
+		ReservedJob one = claim("recorded", "job", "1");
+		ReservedJob other = claim("other", "job", "1");
+		this.recorder.started(one);
+		this.recorder.started(other);
+		assertThat(this.recorder.running("recorded")).isEqualTo(1);
+		assertThat(this.recorder.running("other")).isEqualTo(1);
+
+		this.recorder.completed(other, Duration.ofMillis(1), true);
+
+		assertThat(this.recorder.running("recorded")).isEqualTo(1);
+		assertThat(this.recorder.running("other")).isZero();
+	}
+
+	private static ReservedJob claim(String id, String leaseToken) {
+		return claim("recorded", id, leaseToken);
+	}
+
+	private static ReservedJob claim(String topic, String id, String leaseToken) {
+		Instant now = Instant.now();
+		return new ReservedJob(topic, id, "{}", 1, 3, now, now.plusSeconds(30), Duration.ofSeconds(30), leaseToken,
+				now, System.nanoTime());
+	}
+
+}
