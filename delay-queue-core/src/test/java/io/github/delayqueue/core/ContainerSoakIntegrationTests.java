@@ -76,6 +76,9 @@ class ContainerSoakIntegrationTests {
 
 	private final List<String> violations = new CopyOnWriteArrayList<>();
 
+	/** The observer's calls ending each run it heard start, by {@link #runOf}. */
+	private final Map<String, AtomicInteger> runEndsHeard = new ConcurrentHashMap<>();
+
 	@AfterEach
 	void tearDown() {
 		this.containers.forEach((container) -> container.container.stop());
@@ -214,6 +217,10 @@ class ContainerSoakIntegrationTests {
 			.untilAsserted(() -> assertThat(connections(admin, clientName))
 				.as(context + ": the queues' connections after the last stop")
 				.isLessThanOrEqualTo(connectionsBefore));
+		// every run started ends in one observer call, however it ended: all have, their threads being gone
+		assertThat(this.runEndsHeard).as(context + ": observer calls ending each run")
+			.allSatisfy((run, ends) -> assertThat(ends).as(run).hasValue(1));
+		assertThat(this.violations).as(context).isEmpty();
 		TestRedis.assertOneStateEach(admin, prefix);
 		logger.info("{}: {} jobs settled, {} handler runs, {} found gone with only a finish refused after a kill, "
 				+ "claims {}", context, this.ledger.size(),
@@ -318,6 +325,23 @@ class ContainerSoakIntegrationTests {
 		}
 	}
 
+	/**
+	 * Names one run: a lease token is unique only within its topic's bucket, and a job keeps its bucket.
+	 */
+	private static String runOf(ReservedJob job) {
+		return "run of " + job.topic() + "/" + job.id() + " under lease " + job.leaseToken();
+	}
+
+	private void runEnded(ReservedJob job) {
+		AtomicInteger ends = this.runEndsHeard.get(runOf(job));
+		if (ends == null) {
+			this.violations.add("the observer heard the " + runOf(job) + " end, but never start");
+		}
+		else {
+			ends.incrementAndGet();
+		}
+	}
+
 	private LettuceConnectionFactory factory(RedisServer server, String clientName) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(server.host(), server.port()),
@@ -398,7 +422,24 @@ class ContainerSoakIntegrationTests {
 						.shutdownTimeout(Duration.ofMillis(500))
 						.observer(new JobObserver() {
 							@Override
+							public void started(ReservedJob job) {
+								ContainerSoakIntegrationTests.this.runEndsHeard.put(runOf(job), new AtomicInteger());
+							}
+
+							@Override
+							public void failed(ReservedJob job, Duration handlerTime, Throwable error,
+									FailOutcome outcome) {
+								runEnded(job);
+							}
+
+							@Override
+							public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+								runEnded(job);
+							}
+
+							@Override
 							public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
+								runEnded(job);
 								JobRecord record = ContainerSoakIntegrationTests.this.ledger.get(job.id());
 								if (record != null && finished) {
 									record.finished = true;
