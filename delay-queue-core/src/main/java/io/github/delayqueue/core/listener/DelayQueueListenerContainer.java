@@ -234,7 +234,6 @@ public class DelayQueueListenerContainer {
 			this.queue.setRateLimit(this.topic, this.options.rateLimit());
 		}
 		boolean warm = this.queue.warmUp(this.topic);
-		this.queue.startPolling(this.topic);
 		int concurrency = this.options.concurrency();
 		Integer prefetch = this.options.prefetch();
 		ClaimAhead claimAhead = (prefetch != null) ? ClaimAhead.fixed(concurrency, prefetch)
@@ -246,52 +245,79 @@ public class DelayQueueListenerContainer {
 			.mapToObj((bucket) -> new BucketFetcher(this.queue, this.topic, bucket, this.options.jobPolicy(), claims,
 					buckets, this.options.finishWait()))
 			.toList();
+		this.fetchers = fetchers;
 		// finishes waiting for a claim hold their jobs' places: a claim that finds none free has them sent at once
 		claims.onNoPlaceFree(() -> fetchers.forEach(BucketFetcher::releaseFinishes));
 		this.completer = new JobCompleter(this.queue, this.topic, this.options.observer(), claims, buckets,
 				fetchers::get);
 		this.workersEnded = new CountDownLatch(concurrency);
+		this.heartbeat = null;
+		int[] workersStarted = new int[1];
+		try {
+			this.queue.startPolling(this.topic);
+			startThreads(claims, fetchers, warm, workersStarted);
+		}
+		catch (RuntimeException | Error ex) {
+			abandonStart(ex, workersStarted[0]);
+			if (ex instanceof RejectedExecutionException) {
+				throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
+						+ concurrency + " workers at once; give the container an executor that can, such as one of "
+						+ "virtual threads", ex);
+			}
+			throw ex;
+		}
+		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
+	}
+
+	/**
+	 * Starts the threads that consume the topic's jobs: the workers, the fetchers and the heartbeat, counting in
+	 * {@code workersStarted} the workers handed to the executor.
+	 */
+	private void startThreads(Claims claims, List<BucketFetcher> fetchers, boolean warm, int[] workersStarted) {
+		int concurrency = this.options.concurrency();
 		Executor executor = this.options.workerExecutor();
 		if (executor == null) {
 			this.ownWorkers = Executors.newFixedThreadPool(concurrency,
 					Threads.named("delay-queue-" + this.topic + "-worker-", true));
 			executor = this.ownWorkers;
 		}
-		try {
-			for (int i = 0; i < concurrency; i++) {
-				executor.execute(new Worker(this.queue, this.topic, this.handler, this.options.observer(), claims,
-						this.completer, this.workersEnded));
-			}
+		for (int i = 0; i < concurrency; i++) {
+			executor.execute(new Worker(this.queue, this.topic, this.handler, this.options.observer(), claims,
+					this.completer, this.workersEnded));
+			workersStarted[0]++;
 		}
-		catch (RejectedExecutionException ex) {
-			claims.close();
-			claims.releaseWorkers(concurrency);
-			this.completer.stop(System.nanoTime());
-			if (this.ownWorkers != null) {
-				this.ownWorkers.shutdownNow();
-				this.ownWorkers = null;
-			}
-			this.queue.stopPolling(this.topic);
-			throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
-					+ concurrency + " workers at once; give the container an executor that can, such as one of "
-					+ "virtual threads", ex);
-		}
-		this.fetchers = fetchers;
-		for (BucketFetcher fetcher : this.fetchers) {
+		for (BucketFetcher fetcher : fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
 		}
 		if (warm) {
 			// before the fetchers' own first claims, not beside them: jobs due at the start are booked in due order
 			this.queue.warmUpDueClaims(this.topic);
 		}
-		this.fetchers.forEach(BucketFetcher::start);
-		this.running = true;
+		fetchers.forEach(BucketFetcher::start);
 		// a pause is the topic's, in Redis, for every instance: each heartbeat reads it
 		this.heartbeat = new ConsumerHeartbeat(this.queue, this.topic, this.containerId, concurrency,
 				this.options.heartbeatInterval(), this::claimCounts, claims::lastClaimMillis,
 				() -> this.queue.isPaused(this.topic));
 		this.heartbeat.start();
-		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
+		this.running = true;
+	}
+
+	/**
+	 * Undoes a start that failed part-way (an executor that refused a worker, no thread to be had for a fetcher):
+	 * stops what it started as a stop would, so that nothing is left running that no stop can reach, and the
+	 * container can be started again.
+	 */
+	private void abandonStart(Throwable failure, int workersStarted) {
+		for (int i = workersStarted; i < this.options.concurrency(); i++) {
+			this.workersEnded.countDown(); // never started, so never ending
+		}
+		this.running = true; // counts as running until the stop has ended, as any stop
+		try {
+			stopNow();
+		}
+		catch (RuntimeException | Error ex) {
+			failure.addSuppressed(ex);
+		}
 	}
 
 	protected void doStop() {
@@ -343,7 +369,9 @@ public class DelayQueueListenerContainer {
 		}
 		interrupted |= !awaitWorkers();
 		// the heartbeat lasts while handlers finish, and goes once nothing of the container is left running
-		interrupted |= !this.heartbeat.stop();
+		if (this.heartbeat != null) {
+			interrupted |= !this.heartbeat.stop();
+		}
 		this.queue.stopPolling(this.topic);
 		if (interrupted) {
 			Thread.currentThread().interrupt();

@@ -324,7 +324,8 @@ final class JobCompleter {
 				}
 			}
 			catch (Throwable ex) {
-				RecoveryLogging.quietly(() -> logger.warn("Job observer failed on the end of job \"{}\"", job.id(), ex));
+				RecoveryLogging.quietly(
+						() -> logger.warn("Job observer failed on the end of job \"{}\"", job.id(), ex));
 			}
 		}
 	}

@@ -174,7 +174,8 @@ final class Worker implements Runnable {
 			this.observer.unsettled(job, handlerTime, error);
 		}
 		catch (Throwable ex) {
-			RecoveryLogging.quietly(() -> logger.warn("Job observer failed on job \"{}\" left unsettled", job.id(), ex));
+			RecoveryLogging.quietly(
+					() -> logger.warn("Job observer failed on job \"{}\" left unsettled", job.id(), ex));
 		}
 	}
 

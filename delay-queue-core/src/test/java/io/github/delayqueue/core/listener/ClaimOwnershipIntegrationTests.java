@@ -5,9 +5,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +45,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -328,6 +333,58 @@ class ClaimOwnershipIntegrationTests {
 		// the run's one ending call: its outcome is not the handler's but the stop's
 		await().atMost(Duration.ofSeconds(10)).until(() -> !unsettled.isEmpty());
 		assertThat(unsettled).containsExactly("long");
+	}
+
+	/**
+	 * A start that fails part-way, as when no thread can be had for a worker, leaves nothing running behind it:
+	 * before, the container was not running, so a stop did nothing, while the topic's polling and the workers
+	 * already started went on for good.
+	 */
+	@Test
+	void aStartThatFailsPartWayLeavesNothingRunningAndCanBeMadeAgain() {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		ThreadPoolExecutor threads = new ThreadPoolExecutor(0, 4, 1, TimeUnit.SECONDS, new SynchronousQueue<>());
+		AtomicInteger workersAsked = new AtomicInteger();
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "half-started",
+				(job) -> ran.add(job.id()), ContainerOptions.builder().concurrency(2).workerExecutor((worker) -> {
+					if (workersAsked.incrementAndGet() == 2) {
+						throw new Error("no thread to be had for the second worker");
+					}
+					threads.execute(worker);
+				}).build());
+		this.containers.add(container);
+		try {
+			assertThatThrownBy(container::start).hasMessage("no thread to be had for the second worker");
+
+			assertThat(container.isRunning()).isFalse();
+			assertThat(queue.isPolling("half-started")).as("polling after the failed start").isFalse();
+			await().atMost(Duration.ofSeconds(10)).until(() -> threads.getActiveCount() == 0);
+
+			container.start();
+			queue.add(Job.builder("half-started").id("after").payload("{}").build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> ran.contains("after"));
+		}
+		finally {
+			container.stop();
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	void aWorkerExecutorThatRefusesAWorkerFailsTheStartSayingWhyAndLeavesNothingRunning() {
+		DelayQueue queue = queue(factory(Duration.ofSeconds(10), false), DelayQueueOptions.builder());
+		DelayQueueListenerContainer container = new DelayQueueListenerContainer(queue, "refused", (job) -> {
+		}, ContainerOptions.builder().concurrency(2).workerExecutor((worker) -> {
+			throw new RejectedExecutionException("the executor is full");
+		}).build());
+		this.containers.add(container);
+
+		assertThatThrownBy(container::start).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("refused to run 2 workers at once")
+			.hasCauseInstanceOf(RejectedExecutionException.class);
+		assertThat(container.isRunning()).isFalse();
+		assertThat(queue.isPolling("refused")).as("polling after the refused start").isFalse();
 	}
 
 	@Test
