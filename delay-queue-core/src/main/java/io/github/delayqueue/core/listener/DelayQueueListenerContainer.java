@@ -254,16 +254,12 @@ public class DelayQueueListenerContainer {
 		this.heartbeat = null;
 		int[] workersStarted = new int[1];
 		try {
+			// counted as this container's once called, whatever it throws: the stop undoing the start balances it
 			this.queue.startPolling(this.topic);
 			startThreads(claims, fetchers, warm, workersStarted);
 		}
 		catch (RuntimeException | Error ex) {
 			abandonStart(ex, workersStarted[0]);
-			if (ex instanceof RejectedExecutionException) {
-				throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
-						+ concurrency + " workers at once; give the container an executor that can, such as one of "
-						+ "virtual threads", ex);
-			}
 			throw ex;
 		}
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
@@ -282,8 +278,15 @@ public class DelayQueueListenerContainer {
 			executor = this.ownWorkers;
 		}
 		for (int i = 0; i < concurrency; i++) {
-			executor.execute(new Worker(this.queue, this.topic, this.handler, this.options.observer(), claims,
-					this.completer, this.workersEnded));
+			try {
+				executor.execute(new Worker(this.queue, this.topic, this.handler, this.options.observer(), claims,
+						this.completer, this.workersEnded));
+			}
+			catch (RejectedExecutionException ex) {
+				throw new IllegalStateException("The worker executor of topic \"" + this.topic + "\" refused to run "
+						+ concurrency + " workers at once; give the container an executor that can, such as one of "
+						+ "virtual threads", ex);
+			}
 			workersStarted[0]++;
 		}
 		for (BucketFetcher fetcher : fetchers) {
@@ -316,11 +319,33 @@ public class DelayQueueListenerContainer {
 			stopNow();
 		}
 		catch (RuntimeException | Error ex) {
-			failure.addSuppressed(ex);
+			if (ex != failure) { // the JVM may throw one OutOfMemoryError again
+				failure.addSuppressed(ex);
+			}
 		}
 	}
 
 	protected void doStop() {
+		boolean interrupted;
+		try {
+			interrupted = stopThreads();
+		}
+		finally {
+			// last, and whatever failed before it: a topic this container polls must not stay polled for good
+			this.queue.stopPolling(this.topic);
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
+	}
+
+	/**
+	 * Stops claiming, hands back what waits, gives the handlers the shutdown timeout and takes over those that
+	 * outlive it, then stops the completer, the workers and the heartbeat.
+	 * @return whether the stopping thread was interrupted on the way
+	 */
+	private boolean stopThreads() {
 		// a stop goes to its end even on an interrupted thread, and keeps the interrupt for its caller
 		boolean interrupted = Thread.interrupted();
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
@@ -372,11 +397,7 @@ public class DelayQueueListenerContainer {
 		if (this.heartbeat != null) {
 			interrupted |= !this.heartbeat.stop();
 		}
-		this.queue.stopPolling(this.topic);
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-		logger.debug("Stopped listener container of topic \"{}\": {}", this.topic, claimCounts());
+		return interrupted;
 	}
 
 	/**
