@@ -27,6 +27,9 @@ final class DuePoller {
 
 	private static final long EARLY_TIMER_MARGIN_MICROS = 100;
 
+	/** How long after a run the pool could not take it is handed over again. */
+	private static final long HAND_OVER_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final BucketKeys keys;
 
 	private final BucketOperations operations;
@@ -360,8 +363,30 @@ final class DuePoller {
 		}
 		long now = System.nanoTime();
 		this.nextRunNanos = Math.max(atNanos, now);
-		this.next = this.scheduler.schedule(() -> this.runs.execute(this::run), this.nextRunNanos - now,
-				TimeUnit.NANOSECONDS);
+		this.next = this.scheduler.schedule(this::handOverRun, this.nextRunNanos - now, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Hands a fired timer's run to the runs' pool. One the pool cannot take (no thread to be had) is handed over
+	 * again a second later: left alone, no run would ever schedule the next, and the poller would have stopped
+	 * for good, with no word, since its timer's task swallows what it throws.
+	 */
+	private void handOverRun() {
+		try {
+			this.runs.execute(this::run);
+		}
+		catch (RuntimeException | Error ex) {
+			if (this.stopped) {
+				return; // the pool is shut down by the stop
+			}
+			RecoveryLogging.failure(logger, ex, "Could not start a run of the poller of topic \"{}\" bucket {}; trying "
+					+ "again in a second", this.keys.topic(), this.keys.index());
+			synchronized (this) {
+				if (!this.running) {
+					schedule(System.nanoTime() + HAND_OVER_RETRY_NANOS);
+				}
+			}
+		}
 	}
 
 	private void recovered() {

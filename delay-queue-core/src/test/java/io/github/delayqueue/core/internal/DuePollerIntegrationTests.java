@@ -1,0 +1,93 @@
+package io.github.delayqueue.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One bucket's poller on its own, its timer and its runs' pool given by the test.
+ */
+@RedisTest
+class DuePollerIntegrationTests {
+
+	private static final String TOPIC = "polled";
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private DelayQueue queue;
+
+	private BucketOperations operations;
+
+	private BucketKeys bucket;
+
+	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+	private final ExecutorService runs = Executors.newCachedThreadPool();
+
+	@BeforeEach
+	void connect(RedisServer server) {
+		String prefix = server.newKeyPrefix();
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()));
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build());
+		this.operations = new BucketOperations(new StringRedisTemplate(this.connectionFactory));
+		this.bucket = new KeyLayout(prefix, (topic) -> 1).bucket(TOPIC, 0);
+	}
+
+	@AfterEach
+	void close() {
+		this.timer.shutdownNow();
+		this.runs.shutdownNow();
+		this.queue.close();
+		this.connectionFactory.destroy();
+	}
+
+	/**
+	 * A fired timer whose run the pool cannot take (the Error a thread's start throws when none is to be had)
+	 * hands it over again later: before, the poller stopped for good, with no word, its bucket's due jobs left to
+	 * a fetcher's max-wait and its expired leases never taken back.
+	 */
+	@Test
+	void aRunThePoolCannotTakeIsHandedOverAgain() {
+		this.queue.add(Job.builder(TOPIC).id("due").payload("{}").delay(Duration.ofMillis(1)).build());
+		AtomicInteger handOvers = new AtomicInteger();
+		DuePoller poller = new DuePoller(this.bucket, this.operations, this.timer, (run) -> {
+			if (handOvers.incrementAndGet() == 1) {
+				throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource "
+						+ "limits reached (thrown by the test)");
+			}
+			this.runs.execute(run);
+		}, 100, Duration.ofMinutes(1), new DeadLetterTrimmer(this.operations, Duration.ofDays(7), 10_000, 100),
+				new DueClaimers(this.operations, 100));
+
+		poller.start();
+
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.queue.stats(TOPIC).ready() == 1);
+		}
+		finally {
+			poller.stop(System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+		}
+	}
+
+}
