@@ -252,10 +252,10 @@ public class DelayQueueListenerContainer {
 				fetchers::get);
 		this.workersEnded = new CountDownLatch(concurrency);
 		this.heartbeat = null;
+		// a first start of the topic's polling that fails counts nothing: nothing to undo then
+		this.queue.startPolling(this.topic);
 		int[] workersStarted = new int[1];
 		try {
-			// counted as this container's once called, whatever it throws: the stop undoing the start balances it
-			this.queue.startPolling(this.topic);
 			startThreads(claims, fetchers, warm, workersStarted);
 		}
 		catch (RuntimeException | Error ex) {
