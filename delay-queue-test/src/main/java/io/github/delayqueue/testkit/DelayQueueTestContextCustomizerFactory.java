@@ -19,8 +19,20 @@ class DelayQueueTestContextCustomizerFactory implements ContextCustomizerFactory
 			List<ContextConfigurationAttributes> configAttributes) {
 		AnnotationDescriptor<DelayQueueTest> annotated = TestContextAnnotationUtils.findAnnotationDescriptor(testClass,
 				DelayQueueTest.class);
-		// @Nested classes find their enclosing class's annotation, and so share its context and prefix
-		return (annotated != null) ? new DelayQueueTestContextCustomizer(annotated.getRootDeclaringClass()) : null;
+		return (annotated != null) ? new DelayQueueTestContextCustomizer(outermostOf(testClass)) : null;
+	}
+
+	/**
+	 * Returns the class whose context a test class shares: a {@code @Nested} class its enclosing class's, and so
+	 * its prefix; any other class its own, a subclass of an annotated base class included (the annotation is
+	 * inherited, and the base class's would have every subclass share one context, prefix and recorder).
+	 */
+	private static Class<?> outermostOf(Class<?> testClass) {
+		Class<?> outermost = testClass;
+		while (TestContextAnnotationUtils.searchEnclosingClass(outermost)) {
+			outermost = outermost.getEnclosingClass();
+		}
+		return outermost;
 	}
 
 }

@@ -3,10 +3,12 @@ package io.github.delayqueue.testkit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.delayqueue.core.FailOutcome;
 import io.github.delayqueue.core.Job;
@@ -38,6 +40,9 @@ public final class JobRecorder implements JobObserver {
 	 */
 	private final Map<RunKey, ReservedJob> running = new HashMap<>();
 
+	/** Runs started before the last {@link #clear()} and not yet ended: theirs are not this test's outcomes. */
+	private final Set<RunKey> startedBeforeClear = new HashSet<>();
+
 	@Override
 	public void added(Job job, boolean added) {
 		if (!added) {
@@ -45,7 +50,15 @@ public final class JobRecorder implements JobObserver {
 		}
 		synchronized (this.lock) {
 			this.sent.add(job);
-			this.histories.put(new JobKey(job.topic(), job.id()), new History(job));
+			JobKey key = new JobKey(job.topic(), job.id());
+			History earlier = this.histories.get(key);
+			History history = new History(job);
+			if (earlier != null && earlier.job == null) {
+				// heard finished before its add was heard of: a blocking send reports the add once its thread
+				// wakes up, and a listener may have claimed, run and finished the job by then
+				history.finishedRun = earlier.finishedRun;
+			}
+			this.histories.put(key, history);
 		}
 	}
 
@@ -69,8 +82,9 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 		synchronized (this.lock) {
-			this.running.remove(RunKey.of(job));
-			if (finished) {
+			RunKey run = RunKey.of(job);
+			this.running.remove(run);
+			if (finished && !this.startedBeforeClear.remove(run)) {
 				// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
 				this.histories.computeIfAbsent(new JobKey(job.topic(), job.id()), (key) -> new History(null))
 					.finishedRun = job;
@@ -80,15 +94,19 @@ public final class JobRecorder implements JobObserver {
 
 	@Override
 	public void failed(ReservedJob job, Duration handlerTime, Throwable error, FailOutcome outcome) {
-		synchronized (this.lock) {
-			this.running.remove(RunKey.of(job));
-		}
+		runEnded(job);
 	}
 
 	@Override
 	public void unsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		runEnded(job);
+	}
+
+	private void runEnded(ReservedJob job) {
 		synchronized (this.lock) {
-			this.running.remove(RunKey.of(job));
+			RunKey run = RunKey.of(job);
+			this.running.remove(run);
+			this.startedBeforeClear.remove(run);
 		}
 	}
 
@@ -142,12 +160,14 @@ public final class JobRecorder implements JobObserver {
 	}
 
 	/**
-	 * Forgets every job recorded so far; runs in progress are still followed to their end.
+	 * Forgets every job recorded so far; runs in progress are still followed to their end, but one of them that
+	 * finishes does not count as the finished run of a job sent after this.
 	 */
 	public void clear() {
 		synchronized (this.lock) {
 			this.sent.clear();
 			this.histories.clear();
+			this.startedBeforeClear.addAll(this.running.keySet());
 		}
 	}
 

@@ -35,6 +35,16 @@ class DelayQueueTestContextCustomizerFactoryTests {
 	}
 
 	@Test
+	void eachSubclassOfAnAnnotatedBaseClassHasACustomizerOfItsOwn() {
+		// the annotation is inherited: before, both found the base class's and shared one context, prefix and
+		// recorder, so that one class's reset cancelled the other's jobs when they ran in parallel
+		ContextCustomizer orders = customizerOf(OrderTests.class);
+
+		assertThat(orders).isNotNull().isNotEqualTo(customizerOf(InvoiceTests.class));
+		assertThat(customizerOf(OrderTests.Inner.class)).isEqualTo(orders);
+	}
+
+	@Test
 	void eachContextGetsAFreshKeyPrefixThatWinsOverTheApplicationsOwn() {
 		ContextCustomizer customizer = customizerOf(FirstTests.class);
 		GenericApplicationContext one = contextWithApplicationPrefix();
@@ -75,6 +85,24 @@ class DelayQueueTestContextCustomizerFactoryTests {
 
 	@DelayQueueTest
 	static class SecondTests {
+
+	}
+
+	@DelayQueueTest
+	abstract static class IntegrationTestBase {
+
+	}
+
+	static class OrderTests extends IntegrationTestBase {
+
+		@Nested
+		class Inner {
+
+		}
+
+	}
+
+	static class InvoiceTests extends IntegrationTestBase {
 
 	}
 

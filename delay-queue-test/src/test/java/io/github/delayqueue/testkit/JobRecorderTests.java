@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import io.github.delayqueue.core.FailOutcome;
+import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.ReservedJob;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +50,37 @@ class JobRecorderTests {
 
 		assertThat(this.recorder.running("recorded")).isEqualTo(1);
 		assertThat(this.recorder.running("other")).isZero();
+	}
+
+	@Test
+	void aRunFinishedBeforeItsAddWasReportedIsTheFinishedRunOfThatSend() {
+		// a blocking send reports its add once the sending thread wakes up, which on a busy machine can be after
+		// a listener claimed, ran and finished the job
+		ReservedJob run = claim("quick", "lease-1");
+		this.recorder.started(run);
+		this.recorder.completed(run, Duration.ofMillis(1), true);
+
+		this.recorder.added(job("quick"), true);
+
+		assertThat(this.recorder.finishedRun("recorded", "quick")).contains(run);
+	}
+
+	@Test
+	void aRunStartedBeforeAClearIsNoFinishedRunOfASendAfterIt() {
+		// a run of the previous test method's job, reported finished after the next method sent the same id
+		ReservedJob earlier = claim("same-id", "lease-1");
+		this.recorder.started(earlier);
+		this.recorder.clear();
+		this.recorder.completed(earlier, Duration.ofMillis(1), true);
+
+		this.recorder.added(job("same-id"), true);
+
+		assertThat(this.recorder.finishedRun("recorded", "same-id")).isEmpty();
+		assertThat(this.recorder.running("recorded")).isZero();
+	}
+
+	private static Job job(String id) {
+		return Job.builder("recorded").id(id).payload("{}").build();
 	}
 
 	private static ReservedJob claim(String id, String leaseToken) {
