@@ -164,10 +164,20 @@ public final class JobRecorder implements JobObserver {
 	 * finishes does not count as the finished run of a job sent after this.
 	 */
 	public void clear() {
+		clearReturningSent();
+	}
+
+	/**
+	 * Clears the recorder as {@link #clear()} does, returning the jobs sent until then: one sent meanwhile is
+	 * either returned or kept.
+	 */
+	List<Job> clearReturningSent() {
 		synchronized (this.lock) {
+			List<Job> sentUntilNow = List.copyOf(this.sent);
 			this.sent.clear();
 			this.histories.clear();
 			this.startedBeforeClear.addAll(this.running.keySet());
+			return sentUntilNow;
 		}
 	}
 

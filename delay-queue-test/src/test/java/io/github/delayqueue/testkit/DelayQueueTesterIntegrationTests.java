@@ -53,7 +53,8 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 
 		ReservedJob run = this.delayQueue.awaitFinished("reminders", "call-alice");
 		assertThat(run.attempt()).isEqualTo(1);
-		assertThat(this.listeners.reminded).containsExactly(new Reminder("call alice"));
+		// the listener is the context's, shared by the class's methods
+		assertThat(this.listeners.reminded).containsOnlyOnce(new Reminder("call alice"));
 		assertThat(this.delayQueue).doesNotHaveJob("reminders", "call-alice");
 	}
 
@@ -165,6 +166,40 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 
 			assertThat(this.delayQueue).sentJobs("reminders").extracting(Job::id).endsWith(id);
 		}
+	}
+
+	@Test
+	void aWaitInsideATransactionSaysTheJobsSentInItWaitForItsCommit() {
+		// as in a @Transactional test method, whose transaction rolls back at its end
+		new TransactionTemplate(this.transactionManager).executeWithoutResult((status) -> {
+			this.template.send("reminders", "held", new Reminder("held"), Duration.ZERO);
+
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> this.delayQueue.withTimeout(Duration.ofMillis(300)).awaitFinished("reminders", "held"))
+				.withMessageContaining("it is not in Redis")
+				.withMessageContaining("a transaction is active on this thread");
+			status.setRollbackOnly();
+		});
+	}
+
+	@Test
+	void anExceptionUncaughtOnAnotherThreadDoesNotEndAWait() throws Exception {
+		this.template.send("reminders", "meanwhile", new Reminder("meanwhile"), Duration.ofSeconds(1));
+		// thrown while the wait below runs (Awaitility, unless told not to, fails a wait on any thread's uncaught
+		// exception); were the test thread held up longer than this, it would be thrown before, and pass anyway
+		Thread unrelated = new Thread(() -> {
+			try {
+				Thread.sleep(150);
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			throw new IllegalStateException("thrown on a thread of the application's, uncaught (by the test)");
+		});
+		unrelated.start();
+
+		assertThat(this.delayQueue.awaitFinished("reminders", "meanwhile").attempt()).isEqualTo(1);
+		unrelated.join();
 	}
 
 	@Test
