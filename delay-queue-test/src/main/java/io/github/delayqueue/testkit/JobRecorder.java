@@ -65,10 +65,8 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void cancelled(String topic, String id) {
 		synchronized (this.lock) {
-			History history = this.histories.get(new JobKey(topic, id));
-			if (history != null) {
-				history.cancelled = true;
-			}
+			// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
+			this.histories.computeIfAbsent(new JobKey(topic, id), (key) -> new History(null)).cancelled = true;
 		}
 	}
 

@@ -79,6 +79,18 @@ class JobRecorderTests {
 		assertThat(this.recorder.running("recorded")).isZero();
 	}
 
+	@Test
+	void aJobCancelledThatThisApplicationDidNotSendIsCancelled() {
+		// a recurring schedule's occurrence: its script enqueued it, and the application cancels it
+		this.recorder.cancelled("recorded", "occurrence");
+
+		assertThat(this.recorder.isCancelled("recorded", "occurrence")).isTrue();
+
+		this.recorder.added(job("occurrence"), true);
+
+		assertThat(this.recorder.isCancelled("recorded", "occurrence")).as("sent again since").isFalse();
+	}
+
 	private static Job job(String id) {
 		return Job.builder("recorded").id(id).payload("{}").build();
 	}
