@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -69,7 +70,7 @@ public final class DuePollers implements AutoCloseable {
 	/** How many callers asked to poll each topic and have not yet asked to stop. */
 	private final Map<String, Integer> users = new HashMap<>();
 
-	private ScheduledExecutorService scheduler;
+	private ScheduledThreadPoolExecutor scheduler;
 
 	private ExecutorService runs;
 
@@ -103,8 +104,9 @@ public final class DuePollers implements AutoCloseable {
 		}
 		try {
 			if (this.scheduler == null) {
-				this.scheduler = Executors
-					.newSingleThreadScheduledExecutor(Threads.named("delay-queue-poller-timer-", true));
+				this.scheduler = new ScheduledThreadPoolExecutor(1, Threads.named("delay-queue-poller-timer-", true));
+				// a wake-up replaces a timer set up to max-wait ahead: dropped at once, not kept until its time
+				this.scheduler.setRemoveOnCancelPolicy(true);
 				this.runs = Executors.newCachedThreadPool(Threads.named("delay-queue-poller-", true));
 				this.subscriptions = newSubscriptionContainer();
 			}
@@ -207,6 +209,13 @@ public final class DuePollers implements AutoCloseable {
 		TopicPollers polled = this.topics.get(topic);
 		return (polled != null && bucket >= 0 && bucket < polled.pollers().size()) ? polled.pollers().get(bucket)
 				: null;
+	}
+
+	/**
+	 * Returns how many timers the pollers' scheduler holds, cancelled ones included: for tests.
+	 */
+	synchronized int timersWaiting() {
+		return (this.scheduler != null) ? this.scheduler.getQueue().size() : 0;
 	}
 
 	@Override

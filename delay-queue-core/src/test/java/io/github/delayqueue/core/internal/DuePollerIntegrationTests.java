@@ -36,6 +36,8 @@ class DuePollerIntegrationTests {
 
 	private BucketOperations operations;
 
+	private KeyLayout keys;
+
 	private BucketKeys bucket;
 
 	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
@@ -51,7 +53,8 @@ class DuePollerIntegrationTests {
 		this.connectionFactory.start();
 		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build());
 		this.operations = new BucketOperations(new StringRedisTemplate(this.connectionFactory));
-		this.bucket = new KeyLayout(prefix, (topic) -> 1).bucket(TOPIC, 0);
+		this.keys = new KeyLayout(prefix, (topic) -> 1);
+		this.bucket = this.keys.bucket(TOPIC, 0);
 	}
 
 	@AfterEach
@@ -87,6 +90,30 @@ class DuePollerIntegrationTests {
 		}
 		finally {
 			poller.stop(System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+		}
+	}
+
+	/**
+	 * A wake-up moves a poller's next run forward, cancelling the timer it had set as far as the max-wait
+	 * ahead. Cancelled timers were kept queued until their own time: at thousands of wake-ups a second and a
+	 * max-wait of a minute, hundreds of thousands. They are now dropped as they are cancelled.
+	 */
+	@Test
+	void timersAWakeUpReplacesAreDroppedAtOnce() throws Exception {
+		DuePollers pollers = new DuePollers(this.connectionFactory, this.keys, this.operations, 100,
+				Duration.ofMinutes(1), Duration.ofDays(7), 10_000);
+		pollers.start(TOPIC);
+		try {
+			for (int i = 0; i < 100; i++) {
+				pollers.wake(TOPIC, 0);
+				// paced, so that most wake-ups find the poller between runs, each replacing a timer a minute ahead
+				Thread.sleep(10);
+			}
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> pollers.timersWaiting() <= 2);
+		}
+		finally {
+			pollers.close();
 		}
 	}
 
