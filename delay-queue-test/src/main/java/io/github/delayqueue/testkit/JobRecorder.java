@@ -3,12 +3,10 @@ package io.github.delayqueue.testkit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import io.github.delayqueue.core.FailOutcome;
 import io.github.delayqueue.core.Job;
@@ -40,8 +38,14 @@ public final class JobRecorder implements JobObserver {
 	 */
 	private final Map<RunKey, ReservedJob> running = new HashMap<>();
 
-	/** Runs started before the last {@link #clear()} and not yet ended: theirs are not this test's outcomes. */
-	private final Set<RunKey> startedBeforeClear = new HashSet<>();
+	/**
+	 * When the records were last cleared, or a reset ended, on {@link System#nanoTime()}: a run claimed before
+	 * it is an earlier test's, and finishes no job of this one. {@code null} before the first.
+	 */
+	private Long clearedNanos;
+
+	/** The thread of the reset under way, whose own cancels are not the test's; {@code null} when none is. */
+	private Thread resetting;
 
 	@Override
 	public void added(Job job, boolean added) {
@@ -53,7 +57,7 @@ public final class JobRecorder implements JobObserver {
 			JobKey key = new JobKey(job.topic(), job.id());
 			History earlier = this.histories.get(key);
 			History history = new History(job);
-			if (earlier != null && earlier.job == null) {
+			if (earlier != null && earlier.job == null && earlier.finishedRun != null) {
 				// heard finished before its add was heard of: a blocking send reports the add once its thread
 				// wakes up, and a listener may have claimed, run and finished the job by then
 				history.finishedRun = earlier.finishedRun;
@@ -65,6 +69,9 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void cancelled(String topic, String id) {
 		synchronized (this.lock) {
+			if (Thread.currentThread() == this.resetting) {
+				return; // the reset's own: its jobs are forgotten already
+			}
 			// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
 			this.histories.computeIfAbsent(new JobKey(topic, id), (key) -> new History(null)).cancelled = true;
 		}
@@ -80,9 +87,8 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 		synchronized (this.lock) {
-			RunKey run = RunKey.of(job);
-			this.running.remove(run);
-			if (finished && !this.startedBeforeClear.remove(run)) {
+			this.running.remove(RunKey.of(job));
+			if (finished && claimedSinceCleared(job)) {
 				// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
 				this.histories.computeIfAbsent(new JobKey(job.topic(), job.id()), (key) -> new History(null))
 					.finishedRun = job;
@@ -102,10 +108,15 @@ public final class JobRecorder implements JobObserver {
 
 	private void runEnded(ReservedJob job) {
 		synchronized (this.lock) {
-			RunKey run = RunKey.of(job);
-			this.running.remove(run);
-			this.startedBeforeClear.remove(run);
+			this.running.remove(RunKey.of(job));
 		}
+	}
+
+	/**
+	 * Whether the run was claimed since the records were last cleared; guarded by the lock.
+	 */
+	private boolean claimedSinceCleared(ReservedJob run) {
+		return this.clearedNanos == null || run.claimedNanos() - this.clearedNanos > 0;
 	}
 
 	/**
@@ -158,24 +169,41 @@ public final class JobRecorder implements JobObserver {
 	}
 
 	/**
-	 * Forgets every job recorded so far; runs in progress are still followed to their end, but one of them that
-	 * finishes does not count as the finished run of a job sent after this.
+	 * Forgets every job recorded so far; runs in progress are still followed to their end, but a run claimed
+	 * before this does not count as the finished run of a job sent after it.
 	 */
 	public void clear() {
-		clearReturningSent();
+		synchronized (this.lock) {
+			this.sent.clear();
+			this.histories.clear();
+			this.clearedNanos = System.nanoTime();
+		}
 	}
 
 	/**
-	 * Clears the recorder as {@link #clear()} does, returning the jobs sent until then: one sent meanwhile is
-	 * either returned or kept.
+	 * Begins a reset on the calling thread: forgets every job recorded, returning those sent (a job sent
+	 * meanwhile is either returned or kept), and records none of the cancels the thread makes until
+	 * {@link #endReset()}.
 	 */
-	List<Job> clearReturningSent() {
+	List<Job> beginReset() {
 		synchronized (this.lock) {
 			List<Job> sentUntilNow = List.copyOf(this.sent);
-			this.sent.clear();
-			this.histories.clear();
-			this.startedBeforeClear.addAll(this.running.keySet());
+			clear();
+			this.resetting = Thread.currentThread();
 			return sentUntilNow;
+		}
+	}
+
+	/**
+	 * Ends a reset: a run claimed before now (one of the jobs the reset cancelled, or met finished) counts as the
+	 * finished run of no job sent after it, and one heard finished during the reset is forgotten.
+	 */
+	void endReset() {
+		synchronized (this.lock) {
+			this.resetting = null;
+			this.clearedNanos = System.nanoTime();
+			this.histories.values().removeIf((history) -> history.job == null && history.finishedRun != null
+					&& !claimedSinceCleared(history.finishedRun));
 		}
 	}
 

@@ -91,6 +91,35 @@ class JobRecorderTests {
 		assertThat(this.recorder.isCancelled("recorded", "occurrence")).as("sent again since").isFalse();
 	}
 
+	@Test
+	void theResetsOwnCancelsAreNotRecordedButOtherThreadsAre() throws Exception {
+		this.recorder.added(job("left-over"), true);
+		assertThat(this.recorder.beginReset()).extracting(Job::id).containsExactly("left-over");
+
+		this.recorder.cancelled("recorded", "left-over");
+		Thread other = new Thread(() -> this.recorder.cancelled("recorded", "by-a-handler"));
+		other.start();
+		other.join();
+		this.recorder.endReset();
+
+		assertThat(this.recorder.isCancelled("recorded", "left-over")).as("cancelled by the reset").isFalse();
+		assertThat(this.recorder.isCancelled("recorded", "by-a-handler")).isTrue();
+	}
+
+	@Test
+	void aRunClaimedDuringAResetIsNoFinishedRunOfASendAfterIt() {
+		// a job the previous test left, claimed and finished before the reset came to cancel it
+		this.recorder.beginReset();
+		ReservedJob leftOver = claim("same-id", "lease-1");
+		this.recorder.started(leftOver);
+		this.recorder.completed(leftOver, Duration.ofMillis(1), true);
+		this.recorder.endReset();
+
+		this.recorder.added(job("same-id"), true);
+
+		assertThat(this.recorder.finishedRun("recorded", "same-id")).isEmpty();
+	}
+
 	private static Job job(String id) {
 		return Job.builder("recorded").id(id).payload("{}").build();
 	}

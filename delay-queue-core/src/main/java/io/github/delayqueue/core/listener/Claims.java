@@ -202,8 +202,9 @@ final class Claims {
 	 * for a worker over {@value ClaimAhead#STRANDED_MILLIS} ms and the container holds more claims than its
 	 * room has places now, the room shrank as its workers slowed down: the newest claims waiting, as many as
 	 * it holds beyond its places, are handed back to ready first, on the caller's thread, for any consumer to
-	 * take, rather than wait here for workers that no longer keep the pace they were claimed for. A room that
-	 * never shrinks (a fixed prefetch) never holds more than its places, so hands nothing back.
+	 * take, rather than wait here for workers that no longer keep the pace they were claimed for (one at a time,
+	 * up to the first that fails; no worker tries again for a second after that). A room that never shrinks (a
+	 * fixed prefetch) never holds more than its places, so hands nothing back.
 	 * @return the claim, or {@code null} when the container stops
 	 */
 	Claim nextWaiting() throws InterruptedException {

@@ -252,7 +252,7 @@ public class DelayQueueListenerContainer {
 				fetchers::get);
 		this.workersEnded = new CountDownLatch(concurrency);
 		this.heartbeat = null;
-		// a first start of the topic's polling that fails counts nothing: nothing to undo then
+		// not undone when it throws: a first start of the topic's polling that fails takes back its own count
 		this.queue.startPolling(this.topic);
 		int[] workersStarted = new int[1];
 		try {
