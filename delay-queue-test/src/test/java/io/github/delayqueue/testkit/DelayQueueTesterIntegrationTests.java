@@ -1,6 +1,8 @@
 package io.github.delayqueue.testkit;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
@@ -185,14 +187,14 @@ class DelayQueueTesterIntegrationTests extends RedisBackedKitTests {
 	@Test
 	void anExceptionUncaughtOnAnotherThreadDoesNotEndAWait() throws Exception {
 		this.template.send("reminders", "meanwhile", new Reminder("meanwhile"), Duration.ofSeconds(1));
-		// thrown while the wait below runs (Awaitility, unless told not to, fails a wait on any thread's uncaught
-		// exception); were the test thread held up longer than this, it would be thrown before, and pass anyway
+		// thrown once the test thread waits in the wait below (Awaitility, unless told not to, fails a wait on any
+		// thread's uncaught exception); a plain loop, as a second Awaitility wait would swap the JVM's default handler
+		Thread waiting = Thread.currentThread();
 		Thread unrelated = new Thread(() -> {
-			try {
-				Thread.sleep(150);
-			}
-			catch (InterruptedException ex) {
-				return;
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+			while (waiting.getState() != Thread.State.TIMED_WAITING && waiting.getState() != Thread.State.WAITING
+					&& System.nanoTime() < deadline) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 			}
 			throw new IllegalStateException("thrown on a thread of the application's, uncaught (by the test)");
 		});

@@ -38,6 +38,9 @@ final class Claims {
 	/** The least time between two looks at the claims waiting for a worker. */
 	private static final long LOOK_SPACING_MILLIS = 10;
 
+	/** How long after a hand-back failed (Redis unreachable) hand-backs are tried again. */
+	private static final long HAND_BACK_RETRY_MILLIS = 1000;
+
 	/** Tells a worker taking from {@link #waiting} that the container stops. */
 	private static final Claim NO_MORE_WORK = new Claim(null, -1);
 
@@ -253,7 +256,7 @@ final class Claims {
 				}
 			}
 			if (!handBackWithdrawn(newest, "claimed ahead for workers that have since slowed down")) {
-				this.beyondRoomRetryNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+				this.beyondRoomRetryNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_BACK_RETRY_MILLIS);
 				break;
 			}
 			handedBack++;
@@ -407,7 +410,8 @@ final class Claims {
 			}
 		}
 		if (next != null) {
-			long soonest = now + TimeUnit.MILLISECONDS.toNanos(afterFailure ? 1000 : LOOK_SPACING_MILLIS);
+			long spacing = afterFailure ? HAND_BACK_RETRY_MILLIS : LOOK_SPACING_MILLIS;
+			long soonest = now + TimeUnit.MILLISECONDS.toNanos(spacing);
 			lookAtWaitingBy((next - soonest < 0) ? soonest : next);
 		}
 	}

@@ -78,6 +78,9 @@ public class DelayQueueListenerContainer {
 
 	private CountDownLatch workersEnded;
 
+	/** Under the lifecycle lock: the workers this start handed to the executor, for a failed start to undo. */
+	private int workersStarted;
+
 	private ExecutorService ownWorkers;
 
 	private ConsumerHeartbeat heartbeat;
@@ -254,22 +257,22 @@ public class DelayQueueListenerContainer {
 		this.heartbeat = null;
 		// not undone when it throws: a first start of the topic's polling that fails takes back its own count
 		this.queue.startPolling(this.topic);
-		int[] workersStarted = new int[1];
+		this.workersStarted = 0;
 		try {
-			startThreads(claims, fetchers, warm, workersStarted);
+			startThreads(claims, fetchers, warm);
 		}
 		catch (RuntimeException | Error ex) {
-			abandonStart(ex, workersStarted[0]);
+			abandonStart(ex);
 			throw ex;
 		}
 		logger.debug("Started listener container of topic \"{}\" with concurrency {}", this.topic, concurrency);
 	}
 
 	/**
-	 * Starts the threads that consume the topic's jobs: the workers, the fetchers and the heartbeat, counting in
-	 * {@code workersStarted} the workers handed to the executor.
+	 * Starts the threads that consume the topic's jobs: the workers (counting those handed to the executor), the
+	 * fetchers and the heartbeat.
 	 */
-	private void startThreads(Claims claims, List<BucketFetcher> fetchers, boolean warm, int[] workersStarted) {
+	private void startThreads(Claims claims, List<BucketFetcher> fetchers, boolean warm) {
 		int concurrency = this.options.concurrency();
 		Executor executor = this.options.workerExecutor();
 		if (executor == null) {
@@ -287,7 +290,7 @@ public class DelayQueueListenerContainer {
 						+ concurrency + " workers at once; give the container an executor that can, such as one of "
 						+ "virtual threads", ex);
 			}
-			workersStarted[0]++;
+			this.workersStarted++;
 		}
 		for (BucketFetcher fetcher : fetchers) {
 			this.queue.addDueJobClaimer(this.topic, fetcher.bucket(), fetcher);
@@ -310,8 +313,8 @@ public class DelayQueueListenerContainer {
 	 * stops what it started as a stop would, so that nothing is left running that no stop can reach, and the
 	 * container can be started again.
 	 */
-	private void abandonStart(Throwable failure, int workersStarted) {
-		for (int i = workersStarted; i < this.options.concurrency(); i++) {
+	private void abandonStart(Throwable failure) {
+		for (int i = this.workersStarted; i < this.options.concurrency(); i++) {
 			this.workersEnded.countDown(); // never started, so never ending
 		}
 		this.running = true; // counts as running until the stop has ended, as any stop

@@ -268,7 +268,6 @@ final class JobCompleter {
 		return failure;
 	}
 
-
 	private void couldNotFinish(List<HandedOver> batch, Throwable ex, int passing) {
 		// ended first: the places the first `passing` pass on must be passed before anything else can throw
 		RuntimeException endFailure = endUnsettled(batch, passing);
