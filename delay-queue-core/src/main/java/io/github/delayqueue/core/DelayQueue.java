@@ -73,8 +73,8 @@ public class DelayQueue implements AutoCloseable {
 	private static final int MAX_ERROR_LENGTH = 1000;
 
 	/**
-	 * Most jobs one add or finish script call takes: large enough to amortise the call, small enough to
-	 * stay quick.
+	 * Most jobs one finish or replay script call takes, or an add call through a connection that cannot send
+	 * without blocking: large enough to amortise the call, small enough to stay quick.
 	 */
 	private static final int SCRIPT_BATCH_SIZE = 500;
 
@@ -118,7 +118,7 @@ public class DelayQueue implements AutoCloseable {
 		this.redis.setExposeConnection(true);
 		this.bucketCounts = new BucketCounts(this.redis, this.keys);
 		this.operations = new BucketOperations(this.redis);
-		this.adds = new AddCoalescer(this.operations, SCRIPT_BATCH_SIZE);
+		this.adds = new AddCoalescer(this.operations);
 		this.migration = new BucketMigration(this.redis, this.operations, this.keys);
 		this.controls = new TopicControls(this.redis);
 		this.blockingWait = BlockingWait.within(options.maxWait(), connectionFactory);
@@ -141,11 +141,11 @@ public class DelayQueue implements AutoCloseable {
 	 * reconnect. Other failures, a command timeout among them, are thrown as they are.
 	 * <p>
 	 * An add made while two calls of adds of the same bucket are in flight waits for the first, then goes to
-	 * Redis in one script call with the other adds that waited (at most {@value #SCRIPT_BATCH_SIZE} jobs), each answered as if added
-	 * alone, though a job that makes the script fail fails the adds sharing its call: adds made at once from many
-	 * threads cost Redis as little as a third of what they would one call each, and an add made alone waits for
-	 * nothing. That takes Lettuce's connection factory sharing its native connection (the default) and not
-	 * validating it on each use; with another factory, each add is its own call.
+	 * Redis in one script call with the other adds that waited (at most {@value AddCoalescer#MOST_JOBS_PER_CALL}
+	 * jobs), each answered as if added alone, though a job that makes the script fail fails the adds sharing its
+	 * call: adds made at once from many threads cost Redis as little as a third of what they would one call each,
+	 * and an add made alone waits for nothing. That takes Lettuce's connection factory sharing its native
+	 * connection (the default) and not validating it on each use; with another factory, each add is its own call.
 	 * @return {@code true} when added (or, with {@link IfExists#REPLACE}, replaced an existing job);
 	 * {@code false} when another job with the same id exists and the job asked to {@link IfExists#REJECT}
 	 * @throws InvalidJobException when the payload is larger than the configured maximum
@@ -190,16 +190,28 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Adds several jobs with one script call per bucket and up to {@value #SCRIPT_BATCH_SIZE} jobs, each
-	 * call retried as {@link #add(Job)} is. Returns, per job in order, what {@link #add(Job)} would.
+	 * Adds several jobs with one script call per bucket and up to {@value AddCoalescer#MOST_JOBS_PER_CALL} jobs,
+	 * each call retried as {@link #add(Job)} is. Returns, per job in order, what {@link #add(Job)} would. The
+	 * jobs go as adds made one after the other from this thread would: behind this thread's adds still waiting
+	 * for their bucket, in calls of which the batch keeps two in flight per bucket (an add another thread makes
+	 * meanwhile waits behind those two at most, and may share a call with the batch's jobs). A call that fails
+	 * stops the batch's later jobs of its bucket. With a factory whose connection cannot send without blocking
+	 * (see {@link #add(Job)}), one call at a time and up to {@value #SCRIPT_BATCH_SIZE} jobs.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
-	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached; the jobs of earlier
-	 * script calls are then added
+	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached or refuses a call: the
+	 * failure of the first job in order that failed, each job waited for as long as {@link #add(Job)} would wait.
+	 * Nothing more of the batch is sent after it; the jobs of calls sent before may be added
 	 */
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		List<Boolean> added = inBucketBatches(newJobs, NewJob::bucket, this::sendAdd);
+		List<Boolean> added;
+		if (this.operations.sendsWithoutBlocking()) {
+			added = this.adds.addAllAndWait(newJobs).stream().map((code) -> code > 0).toList();
+		}
+		else {
+			added = inBucketBatches(newJobs, NewJob::bucket, this::sendAdd);
+		}
 		for (int i = 0; i < all.size(); i++) {
 			observeAdded(all.get(i), added.get(i));
 		}

@@ -11,12 +11,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.delayqueue.core.internal.AddCoalescer;
@@ -47,8 +50,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Adds of one bucket made while {@link AddCoalescer#MOST_CALLS_IN_FLIGHT} calls of its adds are in flight wait
- * for the first and go together in its next call, each answered as if added alone. A call is held in flight by pausing Redis's writers ({@code CLIENT PAUSE
- * WRITE}, from a connection of the test's own), on a server of this class's own.
+ * for the first and go together in its next call, each answered as if added alone. A call is held in flight by
+ * pausing Redis's writers ({@code CLIENT PAUSE WRITE}, from a connection of the test's own), on a server of this
+ * class's own.
  */
 @RedisTest(dedicated = true)
 class AddCoalescingIntegrationTests {
@@ -174,6 +178,9 @@ class AddCoalescingIntegrationTests {
 		adminCommand("CONFIG", "SET", "maxmemory", "1");
 		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.queue.add(job("refused").build()))
 			.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.queue.addAll(List.of(job("refused-1").build(), job("refused-2").build())))
+			.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
 	}
 
 	@Test
@@ -196,7 +203,7 @@ class AddCoalescingIntegrationTests {
 	}
 
 	@Test
-	void addsOfOneIdFromOneThreadReachRedisInTheOrderMadeInCallsOfAtMost500() {
+	void addsOfOneIdFromOneThreadReachRedisInTheOrderMadeInCallsOfAtMost128() {
 		long callsBefore = TestRedis.scriptCalls(this.admin);
 		pauseWriters();
 		List<CompletableFuture<Boolean>> adds = new ArrayList<>();
@@ -209,10 +216,170 @@ class AddCoalescingIntegrationTests {
 		adminCommand("CLIENT", "UNPAUSE");
 
 		assertAllAdded(adds);
-		// two sent alone, then the 1,198 that waited in calls of 500, 500 and 198
+		// two sent alone, then the 1,198 that waited in calls of 128 (nine) and 46
+		assertThat(AddCoalescer.MOST_JOBS_PER_CALL).isEqualTo(128);
 		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
-			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 3);
+			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 10);
 		assertThat(this.queue.payload(TOPIC, "replaced")).contains("{\"version\":1199}");
+	}
+
+	/**
+	 * A batch joins its bucket's waiting adds as adds made one by one would: a thread's asynchronous add of an id,
+	 * waiting for a call in flight, reaches Redis before the batch the thread adds next with the same id.
+	 */
+	@Test
+	void aBatchReachesRedisAfterTheAddsItsThreadMadeBeforeThatAreWaiting() throws Exception {
+		pauseWriters();
+		List<CompletableFuture<Boolean>> inFlight = fillCallsInFlight();
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		try {
+			Thread adding = addingThread.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+			CompletableFuture<CompletableFuture<Boolean>> versionZero = new CompletableFuture<>();
+			Future<List<Boolean>> batch = addingThread.submit(() -> {
+				versionZero.complete(this.queue.addAsync(version(0)));
+				return this.queue.addAll(List.of(version(1)));
+			});
+			CompletableFuture<Boolean> versionZeroAdded = versionZero.get(10, TimeUnit.SECONDS);
+			// the thread back from the asynchronous add, waiting for the batch's answer
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> adding.getState() == Thread.State.WAITING
+						|| adding.getState() == Thread.State.TIMED_WAITING);
+			assertThat(inFlight).noneMatch(CompletableFuture::isDone);
+
+			adminCommand("CLIENT", "UNPAUSE");
+
+			assertAllAdded(inFlight);
+			assertAdded(versionZeroAdded);
+			assertThat(batch.get(10, TimeUnit.SECONDS)).containsExactly(true);
+			assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1}");
+		}
+		finally {
+			addingThread.shutdownNow();
+		}
+	}
+
+	/**
+	 * A batch of a thousand jobs to one bucket goes as calls of 128, the second sent before the first is answered:
+	 * with writers paused, the second waits in the connection's query buffer.
+	 */
+	@Test
+	void aBatchSendsItsSecondCallWithoutWaitingForTheFirstsAnswer() throws Exception {
+		long callsBefore = TestRedis.scriptCalls(this.admin);
+		RedisConnection connection = this.queueConnections.getConnection();
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		try {
+			@SuppressWarnings("unchecked")
+			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 1_000; i++) {
+				jobs.add(job("batched-" + i).build());
+			}
+			pauseWriters();
+
+			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
+
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> queryBufferBytes(clientLine(client)) > 0);
+			adminCommand("CLIENT", "UNPAUSE");
+			assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
+			assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(8);
+		}
+		finally {
+			addingThread.shutdownNow();
+			connection.close();
+		}
+	}
+
+	/**
+	 * A batch hands its bucket's waiting adds two calls' worth at a time, so an add another thread makes while the
+	 * batch's first two calls are in flight goes in the call after them, ahead of the batch's later jobs: here the
+	 * other thread's version of the batch's last id is replaced by the batch's.
+	 */
+	@Test
+	void anotherThreadsAddWaitsBehindTwoCallsOfABatchAtMost() throws Exception {
+		RedisConnection connection = this.queueConnections.getConnection();
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		try {
+			@SuppressWarnings("unchecked")
+			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 999; i++) {
+				jobs.add(job("batched-" + i).build());
+			}
+			jobs.add(version(1000));
+			pauseWriters();
+			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> queryBufferBytes(clientLine(client)) > 0);
+
+			CompletableFuture<Boolean> other = this.queue.addAsync(version(0));
+			adminCommand("CLIENT", "UNPAUSE");
+
+			assertAdded(other);
+			assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
+			assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1000}");
+		}
+		finally {
+			addingThread.shutdownNow();
+			connection.close();
+		}
+	}
+
+	/**
+	 * A batch's call that fails stops its bucket's later jobs of the batch: the batch's first two calls are
+	 * refused for want of memory, and none of its other six is sent.
+	 */
+	@Test
+	void aBatchWhoseCallFailsSendsNoMoreOfItsBucketsJobs() throws Exception {
+		long callsBefore = TestRedis.scriptCalls(this.admin);
+		RedisConnection connection = this.queueConnections.getConnection();
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		try {
+			@SuppressWarnings("unchecked")
+			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 1_000; i++) {
+				jobs.add(job("refused-" + i).build());
+			}
+			pauseWriters();
+			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> queryBufferBytes(clientLine(client)) > 0);
+			adminCommand("CONFIG", "SET", "maxmemory", "1");
+
+			adminCommand("CLIENT", "UNPAUSE");
+
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> batch.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(DataAccessException.class)
+				.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
+			adminCommand("CONFIG", "SET", "maxmemory", "0");
+			// behind any call of the batch's jobs taken before it
+			assertThat(this.queue.add(job("after").build())).isTrue();
+			assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(3);
+			assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(2);
+		}
+		finally {
+			addingThread.shutdownNow();
+			connection.close();
+		}
+	}
+
+	/**
+	 * The {@code qbuf} field of a line of {@code CLIENT LIST}: bytes received and not yet taken as a command.
+	 */
+	private static long queryBufferBytes(String line) {
+		Matcher field = Pattern.compile(" qbuf=(\\d+) ").matcher(line);
+		return field.find() ? Long.parseLong(field.group(1)) : 0;
 	}
 
 	/**

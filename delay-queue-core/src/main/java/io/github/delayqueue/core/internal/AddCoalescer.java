@@ -2,7 +2,10 @@ package io.github.delayqueue.core.internal;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -18,12 +21,13 @@ import io.netty.util.internal.ThreadExecutorMap;
 /**
  * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
  * {@value #MOST_CALLS_IN_FLIGHT} calls per bucket are in flight, and the adds made while they are wait for the
- * first to be answered, then go together in the bucket's next call: up to the queue's script batch of jobs and
+ * first to be answered, then go together in the bucket's next call: up to {@value #MOST_JOBS_PER_CALL} jobs and
  * {@value #MOST_CHARS_PER_CALL} characters of payload and headers in all (a first job larger than that goes
  * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing; adds
  * made at once from many threads, or many asynchronous adds from one, share calls, and Redis runs the add script
- * once for many jobs (scenario 7 of the benchmarks: about 111,500 instructions for a call of one job, 37,500 a
- * job in a call of 500). A Kafka producer fills its next batch while its requests are in flight in the same way.
+ * once for many jobs (scenario 7 of the benchmarks: about 108,000 instructions for a call of one job, 37,200 a
+ * job in a call of 128). A batch ({@link #addAllAndWait}) joins its buckets' waiting adds a call's worth at a time.
+ * A Kafka producer fills its next batch while its requests are in flight in the same way.
  * <p>
  * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one
  * thread reach Redis in the order made, as on one connection without batching. The add script takes a call's
@@ -51,6 +55,16 @@ public final class AddCoalescer {
 	static final int MOST_CHARS_PER_CALL = 1 << 20;
 
 	/**
+	 * Most jobs one call takes. Redis spends less per job in calls of about a hundred than of several hundred,
+	 * though it runs a few more instructions (the cache, not the count): a batch of 1,000 jobs to one bucket, two
+	 * calls in flight, enqueue scenario of the benchmarks alternated 7 times: 105,493-124,491 jobs/s (median
+	 * 111,000) and Redis 7.1-8.5 us a job in calls of 500, 108,491-133,490 (median 125,490) and 6.9-8.6 us in
+	 * calls of 128; 64 and 256 fell between (scenario 7: 36,370 instructions a job in calls of 500, 37,239 in
+	 * calls of 128).
+	 */
+	public static final int MOST_JOBS_PER_CALL = 128;
+
+	/**
 	 * Most calls of one bucket's adds in flight at once. One would serialise adds from many threads behind each
 	 * reply; two keep Redis busy while a reply travels. Eight threads adding to one bucket, enqueue scenario of
 	 * the benchmarks: 25,174-28,788 adds/s with one, 36,687-37,130 with two, 32,585-40,552 with four, 35,172 with
@@ -66,9 +80,6 @@ public final class AddCoalescer {
 
 	private final BucketOperations operations;
 
-	/** Most jobs one call takes: as many as the queue's other batched script calls. */
-	private final int mostJobsPerCall;
-
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
 
 	/**
@@ -78,9 +89,8 @@ public final class AddCoalescer {
 	private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
 			new LinkedBlockingQueue<>(), Threads.named("delay-queue-add-sender-", true));
 
-	public AddCoalescer(BucketOperations operations, int mostJobsPerCall) {
+	public AddCoalescer(BucketOperations operations) {
 		this.operations = operations;
-		this.mostJobsPerCall = mostJobsPerCall;
 		this.sender.allowCoreThreadTimeOut(true);
 	}
 
@@ -124,7 +134,53 @@ public final class AddCoalescer {
 		if (!this.operations.sendsWithoutBlocking()) {
 			return call(job.bucket(), List.of(job)).thenApply((codes) -> codes.get(0));
 		}
-		return this.lanes.computeIfAbsent(job.bucket(), Lane::new).add(job);
+		return lane(job.bucket()).add(job);
+	}
+
+	private Lane lane(BucketKeys bucket) {
+		return this.lanes.computeIfAbsent(bucket, Lane::new);
+	}
+
+	/**
+	 * Adds jobs and waits for their codes, in the order given, each added as {@link #add} would: a bucket's jobs
+	 * join its waiting adds a call's worth ({@value #MOST_JOBS_PER_CALL}) at a time, the next once the last of
+	 * the one before the one before is answered. So the batch keeps {@value #MOST_CALLS_IN_FLIGHT} calls of its
+	 * own in flight (Redis runs one while the next is encoded and sent), behind the adds this thread made before,
+	 * and an add another thread makes meanwhile waits behind two calls of it at most. A call that fails, after
+	 * its retries, stops its bucket's later jobs from being sent, and they fail with its failure. The first
+	 * failure in the jobs' order is thrown as {@link #addAndWait} would throw it, each job waited for no longer
+	 * than a lone add; once thrown (or the wait interrupted), nothing more of the batch is sent, though its calls
+	 * taken may still add their jobs. Needs a client that sends without blocking
+	 * ({@link ScriptRunner#sendsWithoutBlocking}).
+	 */
+	public List<Long> addAllAndWait(List<NewJob> jobs) {
+		if (!this.operations.sendsWithoutBlocking()) {
+			throw new IllegalStateException("A batch of adds needs a client that sends without blocking");
+		}
+		if (jobs.isEmpty()) {
+			return List.of();
+		}
+		this.operations.checkRedisVersion();
+		Map<BucketKeys, BatchFeed> feeds = new LinkedHashMap<>();
+		List<CompletableFuture<Long>> codes = new ArrayList<>(jobs.size());
+		for (NewJob job : jobs) {
+			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
+			feeds.computeIfAbsent(job.bucket(), (bucket) -> new BatchFeed(lane(bucket))).adds.add(add);
+			codes.add(add.code());
+		}
+		try {
+			feeds.values().forEach(BatchFeed::start);
+			List<Long> answered = new ArrayList<>(codes.size());
+			for (CompletableFuture<Long> code : codes) {
+				// the job before it answered, its call is in flight or next: as long as a lone add waits
+				answered.add(this.operations.await(code, MOST_CALLS_AN_ADD_WAITS_FOR));
+			}
+			return answered;
+		}
+		finally {
+			CancellationException ended = new CancellationException("Not sent: the wait for the batch ended");
+			feeds.values().forEach((feed) -> feed.stop(ended));
+		}
 	}
 
 	/**
@@ -183,16 +239,27 @@ public final class AddCoalescer {
 
 		CompletableFuture<Long> add(NewJob job) {
 			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
-			synchronized (this) {
-				this.waiting.add(add);
-				if (this.callsInFlight == MOST_CALLS_IN_FLIGHT) {
-					return add.code(); // the first call in flight to be answered takes it
-				}
-				this.callsInFlight++;
-				this.toSend.add(takeBatch());
-			}
-			sendTaken();
+			add(List.of(add));
 			return add.code();
+		}
+
+		/**
+		 * Adds to the waiting adds and takes from them as many calls as there is room in flight for; adds left
+		 * waiting go in the calls the answers to those in flight take.
+		 */
+		void add(List<WaitingAdd> adds) {
+			boolean taken = false;
+			synchronized (this) {
+				this.waiting.addAll(adds);
+				while (this.callsInFlight < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
+					this.callsInFlight++;
+					this.toSend.add(takeBatch());
+					taken = true;
+				}
+			}
+			if (taken) {
+				sendTaken();
+			}
 		}
 
 		/**
@@ -354,11 +421,11 @@ public final class AddCoalescer {
 
 		/**
 		 * Takes the next call's adds off the head of the waiting ones: at least one, at most
-		 * {@link #mostJobsPerCall}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
+		 * {@value #MOST_JOBS_PER_CALL}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
 		 * Called holding this lane, with adds waiting.
 		 */
 		private List<WaitingAdd> takeBatch() {
-			int most = AddCoalescer.this.mostJobsPerCall;
+			int most = MOST_JOBS_PER_CALL;
 			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), most));
 			long chars = 0;
 			while (!this.waiting.isEmpty() && batch.size() < most) {
@@ -370,6 +437,70 @@ public final class AddCoalescer {
 				batch.add(this.waiting.poll());
 			}
 			return batch;
+		}
+
+	}
+
+	/**
+	 * The jobs of one batch ({@link #addAllAndWait}) for one bucket, handed to its lane a call's worth at a time,
+	 * {@value #MOST_CALLS_IN_FLIGHT} ahead of the answers.
+	 */
+	private static final class BatchFeed {
+
+		private final Lane lane;
+
+		private final List<WaitingAdd> adds = new ArrayList<>();
+
+		/** Guarded by this feed: how many of {@link #adds} were handed to the lane or failed unsent. */
+		private int handed;
+
+		BatchFeed(Lane lane) {
+			this.lane = lane;
+		}
+
+		void start() {
+			for (int i = 0; i < MOST_CALLS_IN_FLIGHT; i++) {
+				handOverNext();
+			}
+		}
+
+		/**
+		 * Hands the next call's worth of adds to the lane, and the one after once the last of these is answered;
+		 * or, should it fail, fails the rest unsent.
+		 */
+		private void handOverNext() {
+			List<WaitingAdd> next;
+			synchronized (this) {
+				if (this.handed == this.adds.size()) {
+					return;
+				}
+				int end = Math.min(this.adds.size(), this.handed + MOST_JOBS_PER_CALL);
+				next = this.adds.subList(this.handed, end);
+				this.handed = end;
+			}
+			next.get(next.size() - 1).code().whenComplete((code, failure) -> {
+				if (failure != null) {
+					stop(failure);
+				}
+				else {
+					handOverNext();
+				}
+			});
+			this.lane.add(next);
+		}
+
+		/**
+		 * Hands over no more: the adds not yet handed fail with {@code cause}.
+		 */
+		void stop(Throwable cause) {
+			List<WaitingAdd> unsent;
+			synchronized (this) {
+				unsent = this.adds.subList(this.handed, this.adds.size());
+				this.handed = this.adds.size();
+			}
+			for (WaitingAdd add : unsent) {
+				add.code().completeExceptionally(cause);
+			}
 		}
 
 	}
