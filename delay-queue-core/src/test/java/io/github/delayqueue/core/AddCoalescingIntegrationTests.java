@@ -71,6 +71,9 @@ class AddCoalescingIntegrationTests {
 
 	private DelayQueue queue;
 
+	/** Adds the batches of the tests that wait for a batch's calls to be sent. */
+	private final ExecutorService batchThread = Executors.newSingleThreadExecutor();
+
 	@BeforeEach
 	void newQueue(RedisServer server) {
 		this.queueConnections = TestRedis.connectionFactory(server);
@@ -84,6 +87,7 @@ class AddCoalescingIntegrationTests {
 
 	@AfterEach
 	void close() {
+		this.batchThread.shutdownNow();
 		adminCommand("CLIENT", "UNPAUSE");
 		adminCommand("CONFIG", "SET", "maxmemory", "0");
 		TestRedis.assertOneStateEach(this.admin, this.prefix);
@@ -266,32 +270,12 @@ class AddCoalescingIntegrationTests {
 	@Test
 	void aBatchSendsItsSecondCallWithoutWaitingForTheFirstsAnswer() throws Exception {
 		long callsBefore = TestRedis.scriptCalls(this.admin);
-		RedisConnection connection = this.queueConnections.getConnection();
-		ExecutorService addingThread = Executors.newSingleThreadExecutor();
-		try {
-			@SuppressWarnings("unchecked")
-			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection();
-			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
-			List<Job> jobs = new ArrayList<>();
-			for (int i = 0; i < 1_000; i++) {
-				jobs.add(job("batched-" + i).build());
-			}
-			pauseWriters();
 
-			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
+		Future<List<Boolean>> batch = addWithTwoCallsSent(jobs("batched-", 1_000));
 
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> queryBufferBytes(clientLine(client)) > 0);
-			adminCommand("CLIENT", "UNPAUSE");
-			assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
-			assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(8);
-		}
-		finally {
-			addingThread.shutdownNow();
-			connection.close();
-		}
+		adminCommand("CLIENT", "UNPAUSE");
+		assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
+		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(8);
 	}
 
 	/**
@@ -301,35 +285,16 @@ class AddCoalescingIntegrationTests {
 	 */
 	@Test
 	void anotherThreadsAddWaitsBehindTwoCallsOfABatchAtMost() throws Exception {
-		RedisConnection connection = this.queueConnections.getConnection();
-		ExecutorService addingThread = Executors.newSingleThreadExecutor();
-		try {
-			@SuppressWarnings("unchecked")
-			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection();
-			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
-			List<Job> jobs = new ArrayList<>();
-			for (int i = 0; i < 999; i++) {
-				jobs.add(job("batched-" + i).build());
-			}
-			jobs.add(version(1000));
-			pauseWriters();
-			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> queryBufferBytes(clientLine(client)) > 0);
+		List<Job> jobs = new ArrayList<>(jobs("batched-", 999));
+		jobs.add(version(1000));
+		Future<List<Boolean>> batch = addWithTwoCallsSent(jobs);
 
-			CompletableFuture<Boolean> other = this.queue.addAsync(version(0));
-			adminCommand("CLIENT", "UNPAUSE");
+		CompletableFuture<Boolean> other = this.queue.addAsync(version(0));
+		adminCommand("CLIENT", "UNPAUSE");
 
-			assertAdded(other);
-			assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
-			assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1000}");
-		}
-		finally {
-			addingThread.shutdownNow();
-			connection.close();
-		}
+		assertAdded(other);
+		assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
+		assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1000}");
 	}
 
 	/**
@@ -339,39 +304,49 @@ class AddCoalescingIntegrationTests {
 	@Test
 	void aBatchWhoseCallFailsSendsNoMoreOfItsBucketsJobs() throws Exception {
 		long callsBefore = TestRedis.scriptCalls(this.admin);
+		Future<List<Boolean>> batch = addWithTwoCallsSent(jobs("refused-", 1_000));
+		adminCommand("CONFIG", "SET", "maxmemory", "1");
+
+		adminCommand("CLIENT", "UNPAUSE");
+
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> batch.get(10, TimeUnit.SECONDS))
+			.withCauseInstanceOf(DataAccessException.class)
+			.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
+		adminCommand("CONFIG", "SET", "maxmemory", "0");
+		// behind any call of the batch's jobs taken before it
+		assertThat(this.queue.add(job("after").build())).isTrue();
+		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(3);
+		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(2);
+	}
+
+	/**
+	 * With writers paused, adds the jobs as a batch on a thread of their own, and returns once the batch's first
+	 * two calls are sent: the second waits in the query buffer of the queue's connection.
+	 */
+	private Future<List<Boolean>> addWithTwoCallsSent(List<Job> jobs) throws Exception {
 		RedisConnection connection = this.queueConnections.getConnection();
-		ExecutorService addingThread = Executors.newSingleThreadExecutor();
+		String client;
 		try {
 			@SuppressWarnings("unchecked")
 			RedisClusterAsyncCommands<byte[], byte[]> shared = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection();
-			String client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
-			List<Job> jobs = new ArrayList<>();
-			for (int i = 0; i < 1_000; i++) {
-				jobs.add(job("refused-" + i).build());
-			}
-			pauseWriters();
-			Future<List<Boolean>> batch = addingThread.submit(() -> this.queue.addAll(jobs));
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> queryBufferBytes(clientLine(client)) > 0);
-			adminCommand("CONFIG", "SET", "maxmemory", "1");
-
-			adminCommand("CLIENT", "UNPAUSE");
-
-			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> batch.get(10, TimeUnit.SECONDS))
-				.withCauseInstanceOf(DataAccessException.class)
-				.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
-			adminCommand("CONFIG", "SET", "maxmemory", "0");
-			// behind any call of the batch's jobs taken before it
-			assertThat(this.queue.add(job("after").build())).isTrue();
-			assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(3);
-			assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(2);
+			client = "id=" + shared.clientId().get(10, TimeUnit.SECONDS) + " ";
 		}
 		finally {
-			addingThread.shutdownNow();
-			connection.close();
+			connection.close(); // the native connection is shared: it stays open
 		}
+		pauseWriters();
+		Future<List<Boolean>> batch = this.batchThread.submit(() -> this.queue.addAll(jobs));
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queryBufferBytes(clientLine(client)) > 0);
+		return batch;
+	}
+
+	private List<Job> jobs(String idPrefix, int count) {
+		List<Job> jobs = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			jobs.add(job(idPrefix + i).build());
+		}
+		return jobs;
 	}
 
 	/**

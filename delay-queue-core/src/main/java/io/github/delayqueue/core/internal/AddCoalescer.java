@@ -30,7 +30,9 @@ import io.netty.util.internal.ThreadExecutorMap;
  * A Kafka producer fills its next batch while its requests are in flight in the same way.
  * <p>
  * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one
- * thread reach Redis in the order made, as on one connection without batching. The add script takes a call's
+ * thread reach Redis in the order made, as on one connection without batching; but a call retried after a
+ * connection failure is sent again after its back-off, each on its own, so it can reach Redis after a call sent
+ * behind it (two calls cut off together may go again in either order). The add script takes a call's
  * jobs in order, each as if added alone ({@code BatchedAddIntegrationTests}), and answers each. A call that fails,
  * after the retries a connection failure gets ({@link ConnectionRetries}; the add tokens make a repeated call
  * harmless), fails each of its adds with its failure: a job that makes the script fail (it checks every job
