@@ -280,13 +280,15 @@ class AddCoalescingIntegrationTests {
 
 	/**
 	 * A batch hands its bucket's waiting adds two calls' worth at a time, so an add another thread makes while the
-	 * batch's first two calls are in flight goes in the call after them, ahead of the batch's later jobs: here the
-	 * other thread's version of the batch's last id is replaced by the batch's.
+	 * batch's first two calls are in flight goes alone in the call after them, ahead of the batch's third: here
+	 * the other thread's version of the id the third call's first job has is replaced by the batch's.
 	 */
 	@Test
 	void anotherThreadsAddWaitsBehindTwoCallsOfABatchAtMost() throws Exception {
-		List<Job> jobs = new ArrayList<>(jobs("batched-", 999));
+		long callsBefore = TestRedis.scriptCalls(this.admin);
+		List<Job> jobs = new ArrayList<>(jobs("batched-", 2 * AddCoalescer.MOST_JOBS_PER_CALL));
 		jobs.add(version(1000));
+		jobs.addAll(jobs("later-", 1_000 - jobs.size()));
 		Future<List<Boolean>> batch = addWithTwoCallsSent(jobs);
 
 		CompletableFuture<Boolean> other = this.queue.addAsync(version(0));
@@ -294,6 +296,7 @@ class AddCoalescingIntegrationTests {
 
 		assertAdded(other);
 		assertThat(batch.get(10, TimeUnit.SECONDS)).hasSize(1_000).containsOnly(true);
+		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls").isEqualTo(8 + 1);
 		assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1000}");
 	}
 
@@ -321,7 +324,8 @@ class AddCoalescingIntegrationTests {
 
 	/**
 	 * With writers paused, adds the jobs as a batch on a thread of their own, and returns once the batch's first
-	 * two calls are sent: the second waits in the query buffer of the queue's connection.
+	 * two calls are sent: the first held as a command, the second waiting in the query buffer of the queue's
+	 * connection.
 	 */
 	private Future<List<Boolean>> addWithTwoCallsSent(List<Job> jobs) throws Exception {
 		RedisConnection connection = this.queueConnections.getConnection();
@@ -337,7 +341,10 @@ class AddCoalescingIntegrationTests {
 		}
 		pauseWriters();
 		Future<List<Boolean>> batch = this.batchThread.submit(() -> this.queue.addAll(jobs));
-		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queryBufferBytes(clientLine(client)) > 0);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+			String line = clientLine(client);
+			return clientField(line, "argv-mem") > 0 && clientField(line, "qbuf") > 0;
+		});
 		return batch;
 	}
 
@@ -350,10 +357,11 @@ class AddCoalescingIntegrationTests {
 	}
 
 	/**
-	 * The {@code qbuf} field of a line of {@code CLIENT LIST}: bytes received and not yet taken as a command.
+	 * A number field of a line of {@code CLIENT LIST}, or 0: {@code qbuf}, the bytes received and not yet taken as
+	 * a command; {@code argv-mem}, those of a command taken and not yet run.
 	 */
-	private static long queryBufferBytes(String line) {
-		Matcher field = Pattern.compile(" qbuf=(\\d+) ").matcher(line);
+	private static long clientField(String line, String name) {
+		Matcher field = Pattern.compile(" " + Pattern.quote(name) + "=(\\d+) ").matcher(line);
 		return field.find() ? Long.parseLong(field.group(1)) : 0;
 	}
 

@@ -37,9 +37,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * A seeded, randomized soak of the listener containers on real Redis: three instances, each with its own
  * connections, run containers on two shared topics (one of them with two containers in one instance) while
- * a producer sends jobs, handlers take from nothing to well over their TTR and fail at random, containers
- * stop and start at random, the queue's connections are killed ({@code CLIENT KILL}), and once Redis itself
- * is SIGKILLed and restarted from its append-only file (fsync always). A ledger of
+ * a producer sends jobs (one by one, or a few in one {@code addAll}), handlers take from nothing to well over
+ * their TTR and fail at random, containers stop and start at random, the queue's connections are killed
+ * ({@code CLIENT KILL}), and once Redis itself is SIGKILLed and restarted from its append-only file (fsync
+ * always). A ledger of
  * every handler run is checked at the end: every job sent was finished or went to the dead letters after
  * its attempts, no job ran under two valid leases at once, no handler started after its container's stop
  * returned, every claim ended exactly once, and after the last stop every thread and connection the
@@ -141,24 +142,34 @@ class ContainerSoakIntegrationTests {
 			if (System.nanoTime() < sendingEnds) {
 				// about 60 jobs a second: a load the containers keep up with on a busy 2-core machine, so the
 				// run ends settled rather than measuring throughput
+				List<Job> round = new ArrayList<>();
 				for (int i = random.nextInt(5); i > 0; i--) {
 					String topic = TOPICS.get(random.nextInt(TOPICS.size()));
-					String id = "job-" + sent++;
-					Job job = Job.builder(topic)
-						.id(id)
+					round.add(Job.builder(topic)
+						.id("job-" + sent++)
 						.payload(Long.toString(random.nextLong()))
 						.delay(Duration.ofMillis(random.nextInt(1500)))
 						.ttr(TTR)
 						.maxAttempts(MAX_ATTEMPTS)
 						.backOff(BackOff.fixed(Duration.ofMillis(50)))
-						.build();
+						.build());
+				}
+				// one by one or as one batch, each from a random instance
+				boolean batched = random.nextBoolean();
+				List<List<Job>> sends = batched ? List.of(round) : round.stream().map(List::of).toList();
+				for (List<Job> send : sends) {
+					DelayQueue queue = this.queues.get(random.nextInt(this.queues.size()));
 					try {
-						if (this.queues.get(random.nextInt(this.queues.size())).add(job)) {
-							this.ledger.put(id, new JobRecord(topic));
+						List<Boolean> added = batched ? queue.addAll(send) : List.of(queue.add(send.get(0)));
+						for (int i = 0; i < send.size(); i++) {
+							if (added.get(i)) {
+								this.ledger.put(send.get(i).id(), new JobRecord(send.get(i).topic()));
+							}
 						}
 					}
 					catch (RuntimeException ex) {
-						unacknowledged++; // the connection was killed under the send: it may or may not be queued
+						// the connection was killed under the send: its jobs may or may not be queued
+						unacknowledged += send.size();
 					}
 				}
 			}

@@ -2,9 +2,12 @@ package io.github.delayqueue.core.internal;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -145,14 +148,14 @@ public final class AddCoalescer {
 
 	/**
 	 * Adds jobs and waits for their codes, in the order given, each added as {@link #add} would: a bucket's jobs
-	 * join its waiting adds a call's worth ({@value #MOST_JOBS_PER_CALL}) at a time, the next once the last of
-	 * the one before the one before is answered. So the batch keeps {@value #MOST_CALLS_IN_FLIGHT} calls of its
+	 * join its waiting adds a call's worth ({@value #MOST_JOBS_PER_CALL}) at a time, the next once all of the one
+	 * before the one before are answered. So the batch keeps {@value #MOST_CALLS_IN_FLIGHT} calls of its
 	 * own in flight (Redis runs one while the next is encoded and sent), behind the adds this thread made before,
 	 * and an add another thread makes meanwhile waits behind two calls of it at most. A call that fails, after
 	 * its retries, stops its bucket's later jobs from being sent, and they fail with its failure. The first
 	 * failure in the jobs' order is thrown as {@link #addAndWait} would throw it, each job waited for no longer
 	 * than a lone add; once thrown (or the wait interrupted), nothing more of the batch is sent, though its calls
-	 * taken may still add their jobs. Needs a client that sends without blocking
+	 * taken (two per bucket at most) may still add their jobs. Needs a client that sends without blocking
 	 * ({@link ScriptRunner#sendsWithoutBlocking}).
 	 */
 	public List<Long> addAllAndWait(List<NewJob> jobs) {
@@ -174,7 +177,8 @@ public final class AddCoalescer {
 			feeds.values().forEach(BatchFeed::start);
 			List<Long> answered = new ArrayList<>(codes.size());
 			for (CompletableFuture<Long> code : codes) {
-				// the job before it answered, its call is in flight or next: as long as a lone add waits
+				// the jobs before it answered, its call is in flight or taken next, unless other adds waited ahead
+				// of it in its lane: as long as a lone add waits
 				answered.add(this.operations.await(code, MOST_CALLS_AN_ADD_WAITS_FOR));
 			}
 			return answered;
@@ -241,15 +245,18 @@ public final class AddCoalescer {
 
 		CompletableFuture<Long> add(NewJob job) {
 			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
-			add(List.of(add));
+			if (enqueue(List.of(add))) {
+				sendTaken();
+			}
 			return add.code();
 		}
 
 		/**
-		 * Adds to the waiting adds and takes from them as many calls as there is room in flight for; adds left
-		 * waiting go in the calls the answers to those in flight take.
+		 * Adds to the waiting adds and takes from them as many calls as there is room in flight for, returning
+		 * whether it took any, for the caller to send ({@link #sendTaken}); adds left waiting go in the calls the
+		 * answers to those in flight take. Calls nothing outside this lane.
 		 */
-		void add(List<WaitingAdd> adds) {
+		boolean enqueue(List<WaitingAdd> adds) {
 			boolean taken = false;
 			synchronized (this) {
 				this.waiting.addAll(adds);
@@ -259,16 +266,25 @@ public final class AddCoalescer {
 					taken = true;
 				}
 			}
-			if (taken) {
-				sendTaken();
+			return taken;
+		}
+
+		/**
+		 * Takes those of {@code adds} still waiting out of the waiting adds, and returns them.
+		 */
+		List<WaitingAdd> withdraw(Set<WaitingAdd> adds) {
+			List<WaitingAdd> withdrawn = new ArrayList<>();
+			synchronized (this) {
+				this.waiting.removeIf((add) -> adds.contains(add) && withdrawn.add(add));
 			}
+			return withdrawn;
 		}
 
 		/**
 		 * Sends the calls taken, in the order taken, unless another thread is already sending them (and will
 		 * send these too).
 		 */
-		private void sendTaken() {
+		void sendTaken() {
 			synchronized (this) {
 				if (this.sending) {
 					return;
@@ -445,7 +461,8 @@ public final class AddCoalescer {
 
 	/**
 	 * The jobs of one batch ({@link #addAllAndWait}) for one bucket, handed to its lane a call's worth at a time,
-	 * {@value #MOST_CALLS_IN_FLIGHT} ahead of the answers.
+	 * {@value #MOST_CALLS_IN_FLIGHT} ahead of the answers, in order: each hand-over joins the lane's waiting adds
+	 * under this feed's lock, whichever thread makes it (the caller's, or one that completed an add).
 	 */
 	private static final class BatchFeed {
 
@@ -455,6 +472,9 @@ public final class AddCoalescer {
 
 		/** Guarded by this feed: how many of {@link #adds} were handed to the lane or failed unsent. */
 		private int handed;
+
+		/** Guarded by this feed: whether {@link #stop} ran. */
+		private boolean stopped;
 
 		BatchFeed(Lane lane) {
 			this.lane = lane;
@@ -467,11 +487,12 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Hands the next call's worth of adds to the lane, and the one after once the last of these is answered;
-		 * or, should it fail, fails the rest unsent.
+		 * Hands the next call's worth of adds to the lane, and the one after once all of these are answered;
+		 * should any of them fail, fails the rest unsent.
 		 */
 		private void handOverNext() {
 			List<WaitingAdd> next;
+			boolean taken;
 			synchronized (this) {
 				if (this.handed == this.adds.size()) {
 					return;
@@ -479,26 +500,51 @@ public final class AddCoalescer {
 				int end = Math.min(this.adds.size(), this.handed + MOST_JOBS_PER_CALL);
 				next = this.adds.subList(this.handed, end);
 				this.handed = end;
+				try {
+					taken = this.lane.enqueue(next);
+				}
+				catch (Throwable ex) { // an Error: the adds would be neither sent nor failed
+					next.forEach((add) -> add.code().completeExceptionally(ex));
+					throw ex;
+				}
 			}
-			next.get(next.size() - 1).code().whenComplete((code, failure) -> {
-				if (failure != null) {
-					stop(failure);
-				}
-				else {
-					handOverNext();
-				}
-			});
-			this.lane.add(next);
+			// a chunk may span two calls (adds waiting ahead of it, or a mebibyte reached): all of it answered
+			CompletableFuture.allOf(next.stream().map(WaitingAdd::code).toArray(CompletableFuture[]::new))
+				.whenComplete((answered, failure) -> {
+					if (failure != null) {
+						stop(ScriptRunner.unwrap(failure));
+					}
+					else {
+						handOverNext();
+					}
+				});
+			if (taken) {
+				this.lane.sendTaken();
+			}
 		}
 
 		/**
-		 * Hands over no more: the adds not yet handed fail with {@code cause}.
+		 * Hands over no more: the adds not handed over, and those handed over still waiting in the lane, fail
+		 * with {@code cause}.
 		 */
 		void stop(Throwable cause) {
 			List<WaitingAdd> unsent;
+			Set<WaitingAdd> handedOver = Collections.newSetFromMap(new IdentityHashMap<>());
 			synchronized (this) {
-				unsent = this.adds.subList(this.handed, this.adds.size());
+				if (this.stopped) {
+					return;
+				}
+				this.stopped = true;
+				unsent = new ArrayList<>(this.adds.subList(this.handed, this.adds.size()));
+				for (WaitingAdd add : this.adds.subList(0, this.handed)) {
+					if (!add.code().isDone()) {
+						handedOver.add(add);
+					}
+				}
 				this.handed = this.adds.size();
+			}
+			if (!handedOver.isEmpty()) {
+				unsent.addAll(this.lane.withdraw(handedOver));
 			}
 			for (WaitingAdd add : unsent) {
 				add.code().completeExceptionally(cause);
