@@ -138,9 +138,7 @@ public class DelayQueue implements AutoCloseable {
 	 * the connection was reset), the add is sent again, at most three times in all with a short back-off; a
 	 * repeat that finds the job an earlier delivery made, by its add token, answers as that delivery did
 	 * rather than as for an existing id, and so does a command the Redis client re-sends by itself after a
-	 * reconnect. Other failures, a command timeout among them, are thrown as they are, and so is the connection
-	 * failure of an add whose id another add, made after it and not yet answered, also has: the client sends
-	 * that one again by itself, and a repeat of this one would land after it.
+	 * reconnect. Other failures, a command timeout among them, are thrown as they are.
 	 * <p>
 	 * An add made while two calls of adds of the same bucket are in flight waits for the first, then goes to
 	 * Redis in one script call with the other adds that waited (at most {@value AddCoalescer#MOST_JOBS_PER_CALL}
