@@ -195,7 +195,9 @@ public class DelayQueue implements AutoCloseable {
 	 * jobs go as adds made one after the other from this thread would: behind this thread's adds still waiting
 	 * for their bucket, in calls of which the batch keeps two in flight per bucket (an add another thread makes
 	 * meanwhile waits behind those two at most, and may share a call with the batch's jobs). A call that fails
-	 * stops the batch's later jobs of its bucket. With a factory whose connection cannot send without blocking
+	 * stops the batch's later jobs of its bucket; one retried after a connection reset can reach Redis after
+	 * the call behind it, which the Redis client sends again by itself, so an id given twice in a batch may then
+	 * keep its earlier job (see {@link IfExists#REPLACE}). With a factory whose connection cannot send without blocking
 	 * (see {@link #add(Job)}), one call at a time and up to {@value #SCRIPT_BATCH_SIZE} jobs.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
 	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached or refuses a call: the

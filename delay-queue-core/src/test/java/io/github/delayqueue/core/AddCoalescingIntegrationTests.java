@@ -206,29 +206,6 @@ class AddCoalescingIntegrationTests {
 		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(1 + AddCoalescer.MOST_CALLS_IN_FLIGHT + 10);
 	}
 
-	/**
-	 * A connection reset with two calls of one id in flight: Lettuce fails the first and sends the second again by
-	 * itself as it reconnects, so a retry of the first would land after the second. The first is failed instead
-	 * (not known to be added), and the later version stands, reset after reset. Retried, the earlier version
-	 * stood after about one reset in ten.
-	 */
-	@Test
-	void aCallCutOffWithALaterAddOfItsIdInFlightIsNotSentAgain() {
-		for (int round = 0; round < 20; round++) {
-			pauseWriters();
-			CompletableFuture<Boolean> earlier = this.queue.addAsync(version(2 * round));
-			CompletableFuture<Boolean> later = this.queue.addAsync(version(2 * round + 1));
-
-			assertThat(killOtherClients()).isPositive();
-			adminCommand("CLIENT", "UNPAUSE");
-
-			assertAdded(later);
-			Awaitility.await().atMost(Duration.ofSeconds(10)).until(earlier::isDone);
-			assertThat(this.queue.payload(TOPIC, "versions")).as("round " + round)
-				.contains("{\"version\":" + (2 * round + 1) + "}");
-		}
-	}
-
 	@Test
 	void addsOfOneIdFromOneThreadReachRedisInTheOrderMadeInCallsOfAtMost128() {
 		long callsBefore = TestRedis.scriptCalls(this.admin);

@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisConnectionException;
@@ -86,20 +85,11 @@ public final class ConnectionRetries {
 	 */
 	public static <T> CompletableFuture<T> callAsync(String operation, String topic,
 			Supplier<CompletableFuture<T>> call) {
-		return callAsync(operation, topic, call, () -> true);
-	}
-
-	/**
-	 * Makes an asynchronous call as {@link #callAsync(String, String, Supplier)} does, but after a connection
-	 * failure only when {@code mayRetry}, asked then, allows it; else fails with that failure.
-	 */
-	public static <T> CompletableFuture<T> callAsync(String operation, String topic,
-			Supplier<CompletableFuture<T>> call, BooleanSupplier mayRetry) {
-		return attemptAsync(operation, topic, call, mayRetry, 1, null);
+		return attemptAsync(operation, topic, call, 1, null);
 	}
 
 	private static <T> CompletableFuture<T> attemptAsync(String operation, String topic,
-			Supplier<CompletableFuture<T>> call, BooleanSupplier mayRetry, int attempt, RuntimeException earlier) {
+			Supplier<CompletableFuture<T>> call, int attempt, RuntimeException earlier) {
 		CompletableFuture<T> reply;
 		try {
 			reply = call.get();
@@ -119,17 +109,12 @@ public final class ConnectionRetries {
 			if (!isConnectionFailure(ex) || attempt == MAX_ATTEMPTS) {
 				return CompletableFuture.failedFuture(ex);
 			}
-			if (!mayRetry.getAsBoolean()) {
-				logger.debug("Not retrying {} on topic \"{}\" after a connection failure: a retry would come too late",
-						operation, topic, ex);
-				return CompletableFuture.failedFuture(ex);
-			}
 			long backOff = FIRST_BACKOFF_MILLIS << (attempt - 1);
 			logger.debug("Retrying {} on topic \"{}\" in {} ms after a connection failure (attempt {} of {})",
 					operation, topic, backOff, attempt, MAX_ATTEMPTS, ex);
 			Executor afterBackOff = CompletableFuture.delayedExecutor(backOff, TimeUnit.MILLISECONDS);
 			return CompletableFuture.runAsync(() -> {
-			}, afterBackOff).thenCompose((ignored) -> attemptAsync(operation, topic, call, mayRetry, attempt + 1, ex));
+			}, afterBackOff).thenCompose((ignored) -> attemptAsync(operation, topic, call, attempt + 1, ex));
 		});
 	}
 
