@@ -32,15 +32,16 @@ import io.netty.util.internal.ThreadExecutorMap;
  * job in a call of 128). A batch ({@link #addAllAndWait}) joins its buckets' waiting adds a call's worth at a time.
  * A Kafka producer fills its next batch while its requests are in flight in the same way.
  * <p>
- * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one
- * thread reach Redis in the order made, as on one connection without batching; but not across a connection
- * reset with two calls in flight: Lettuce fails the call whose answer it was waiting for and, on reconnecting,
- * sends the one behind it again by itself, before this call's retry (tried on 2026-11-28: the later of two
- * versions of an id lost about one reset in ten, whether the retry waited its back-off or went at once). The add
- * script takes a call's jobs in order, each as if added alone ({@code BatchedAddIntegrationTests}), and answers each.
- * A call that fails, after the retries a connection failure gets ({@link ConnectionRetries}; the add tokens make a
- * repeated call harmless), fails each of its adds with its failure: a job that makes the script fail (it checks every
- * job before writing any) fails the adds sharing its call.
+ * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one thread
+ * reach Redis in the order made, as on one connection without batching; but not always across a connection failure.
+ * Lettuce fails the call whose answer it was waiting for when the connection resets and, as it reconnects, sends the
+ * calls behind it again by itself, before that call's retry (tried on 2026-11-28: the later of two versions of an id
+ * lost about one reset in ten, whether the retry waited its back-off or went at once); and an add made during a
+ * retry's back-off can be sent before the retry. Failing such a call instead, a trial showed, has the template's
+ * after-commit sends retry it later still. The add script takes a call's jobs in order, each as if added alone ({@code
+ * BatchedAddIntegrationTests}), and answers each. A call that fails, after the retries a connection failure gets
+ * ({@link ConnectionRetries}; the add tokens make a repeated call harmless), fails each of its adds with its failure:
+ * a job that makes the script fail (it checks every job before writing any) fails the adds sharing its call.
  * <p>
  * A call is sent by the thread that made its first add or, when its adds waited, by the thread that received the
  * answer to the call before, the Redis client's I/O thread. Lettuce hands each command to Netty, which writes it
