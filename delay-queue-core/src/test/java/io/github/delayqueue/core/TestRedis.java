@@ -25,14 +25,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Connection factories for the test servers, and a checker of the one-state-at-a-time invariant.
  */
-final class TestRedis {
+public final class TestRedis {
 
 	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
 	private TestRedis() {
 	}
 
-	static LettuceConnectionFactory connectionFactory(RedisServer server) {
+	public static LettuceConnectionFactory connectionFactory(RedisServer server) {
 		return connectionFactory(server, DEFAULT_COMMAND_TIMEOUT);
 	}
 

@@ -445,10 +445,9 @@ public final class AddCoalescer {
 		 * Called holding this lane, with adds waiting.
 		 */
 		private List<WaitingAdd> takeBatch() {
-			int most = MOST_JOBS_PER_CALL;
-			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), most));
+			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), MOST_JOBS_PER_CALL));
 			long chars = 0;
-			while (!this.waiting.isEmpty() && batch.size() < most) {
+			while (!this.waiting.isEmpty() && batch.size() < MOST_JOBS_PER_CALL) {
 				NewJob job = this.waiting.peek().job();
 				chars += job.payload().length() + job.headers().length();
 				if (!batch.isEmpty() && chars > MOST_CHARS_PER_CALL) {

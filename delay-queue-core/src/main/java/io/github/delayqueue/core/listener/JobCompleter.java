@@ -258,7 +258,7 @@ final class JobCompleter {
 			try {
 				if (!claim.ended()) {
 					this.claims.end(claim, ClaimOutcome.UNSETTLED, i < passing);
-					batch.get(i).ended = Ending.UNSETTLED;
+					batch.get(i).ended = ClaimOutcome.UNSETTLED;
 				}
 			}
 			catch (RuntimeException ex) {
@@ -287,13 +287,13 @@ final class JobCompleter {
 	private void endAll(List<HandedOver> batch, List<Boolean> finished, int passing) {
 		for (int i = 0; i < batch.size(); i++) {
 			HandedOver handed = batch.get(i);
-			boolean done = finished.get(i);
-			this.claims.end(handed.claim(), done ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST, i < passing);
-			handed.ended = done ? Ending.FINISHED : Ending.FINISH_REFUSED;
+			ClaimOutcome outcome = finished.get(i) ? ClaimOutcome.FINISHED : ClaimOutcome.LEASE_LOST;
+			this.claims.end(handed.claim(), outcome, i < passing);
+			handed.ended = outcome;
 		}
 		// logged once every claim has ended: a log call that throws must not leave the rest of the batch open
 		for (HandedOver handed : batch) {
-			if (handed.ended == Ending.FINISH_REFUSED) {
+			if (handed.ended == ClaimOutcome.LEASE_LOST) {
 				ReservedJob job = handed.claim().job();
 				RecoveryLogging.quietly(() -> logger.warn("Finish of job \"{}\" on topic \"{}\" was refused: its lease "
 						+ "was lost (TTR {} ran out, or it was cancelled or replaced), so another claim may run it",
@@ -308,18 +308,18 @@ final class JobCompleter {
 	 */
 	private void observeEnded(List<HandedOver> batch) {
 		for (HandedOver handed : batch) {
-			Ending ended = handed.ended;
+			ClaimOutcome ended = handed.ended;
 			if (ended == null) {
 				continue;
 			}
 			handed.ended = null;
 			ReservedJob job = handed.claim().job();
 			try {
-				if (ended == Ending.UNSETTLED) {
+				if (ended == ClaimOutcome.UNSETTLED) {
 					this.observer.unsettled(job, handed.handlerTime(), null);
 				}
 				else {
-					this.observer.completed(job, handed.handlerTime(), ended == Ending.FINISHED);
+					this.observer.completed(job, handed.handlerTime(), ended == ClaimOutcome.FINISHED);
 				}
 			}
 			catch (Throwable ex) {
@@ -327,13 +327,6 @@ final class JobCompleter {
 						() -> logger.warn("Job observer failed on the end of job \"{}\"", job.id(), ex));
 			}
 		}
-	}
-
-	/** How a claim handed over ended, for the observer. */
-	private enum Ending {
-
-		FINISHED, FINISH_REFUSED, UNSETTLED
-
 	}
 
 	/**
@@ -346,8 +339,11 @@ final class JobCompleter {
 
 		private final Duration handlerTime;
 
-		/** How the claim ended; {@code null} before it has, and again once the observer was told. */
-		private Ending ended;
+		/**
+		 * How the claim ended ({@code FINISHED}, {@code LEASE_LOST} or {@code UNSETTLED}); {@code null} before it
+		 * has, and again once the observer was told.
+		 */
+		private ClaimOutcome ended;
 
 		HandedOver(Claim claim, Duration handlerTime) {
 			this.claim = claim;

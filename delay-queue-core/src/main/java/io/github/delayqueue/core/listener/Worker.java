@@ -100,12 +100,7 @@ final class Worker implements Runnable {
 			return; // a stop took the claim over while its lease was renewed
 		}
 		ReservedJob job = claim.job();
-		try {
-			this.observer.started(job);
-		}
-		catch (Throwable ex) {
-			RecoveryLogging.quietly(() -> logger.warn("Job observer failed on the start of job \"{}\"", job.id(), ex));
-		}
+		tellObserver(job, "the start", () -> this.observer.started(job));
 		long start = System.nanoTime();
 		Throwable error = null;
 		try {
@@ -170,12 +165,18 @@ final class Worker implements Runnable {
 	}
 
 	private void observeUnsettled(ReservedJob job, Duration handlerTime, Throwable error) {
+		tellObserver(job, "the unsettled end", () -> this.observer.unsettled(job, handlerTime, error));
+	}
+
+	/**
+	 * Tells the observer of {@code what} of a job; what it throws is logged, never passed on.
+	 */
+	private static void tellObserver(ReservedJob job, String what, Runnable tell) {
 		try {
-			this.observer.unsettled(job, handlerTime, error);
+			tell.run();
 		}
 		catch (Throwable ex) {
-			RecoveryLogging.quietly(
-					() -> logger.warn("Job observer failed on job \"{}\" left unsettled", job.id(), ex));
+			RecoveryLogging.quietly(() -> logger.warn("Job observer failed on {} of job \"{}\"", what, job.id(), ex));
 		}
 	}
 
@@ -192,13 +193,8 @@ final class Worker implements Runnable {
 					+ "retried when its lease expires", job.id(), this.topic);
 			return;
 		}
-		try {
-			this.observer.failed(job, handlerTime, error, outcome);
-		}
-		catch (Throwable ex) {
-			RecoveryLogging.quietly(
-					() -> logger.warn("Job observer failed on the failure of job \"{}\"", job.id(), ex));
-		}
+		FailOutcome recorded = outcome;
+		tellObserver(job, "the failure", () -> this.observer.failed(job, handlerTime, error, recorded));
 		// ended before the outcome is logged: the claim's place must come back whatever the logging throws
 		this.claims.end(claim, switch (outcome) {
 			case RETRY_SCHEDULED -> ClaimOutcome.RETRIED;

@@ -10,13 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.TestRedis;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -47,10 +47,7 @@ class DuePollerIntegrationTests {
 	@BeforeEach
 	void connect(RedisServer server) {
 		String prefix = server.newKeyPrefix();
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()));
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = TestRedis.connectionFactory(server);
 		this.queue = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder().keyPrefix(prefix).build());
 		this.operations = new BucketOperations(new StringRedisTemplate(this.connectionFactory));
 		this.keys = new KeyLayout(prefix, (topic) -> 1);
