@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -200,6 +201,8 @@ public class DelayQueue implements AutoCloseable {
 	 * keep its earlier job (see {@link IfExists#REPLACE}). With a factory whose connection cannot send without blocking
 	 * (see {@link #add(Job)}), one call at a time and up to {@value #SCRIPT_BATCH_SIZE} jobs.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
+	 * The {@link JobObserver} hears of each job the batch added, or found existing, also when it throws: of those
+	 * answered by then, before it throws; of those whose calls were in flight, as they are answered.
 	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached or refuses a call: the
 	 * failure of the first job in order that failed, each job waited for as long as {@link #add(Job)} would wait.
 	 * Nothing more of the batch is sent after it; the jobs of calls sent before may be added
@@ -207,17 +210,23 @@ public class DelayQueue implements AutoCloseable {
 	public List<Boolean> addAll(Collection<Job> jobs) {
 		List<Job> all = List.copyOf(jobs);
 		List<NewJob> newJobs = all.stream().map(this::toNewJob).toList();
-		List<Boolean> added;
 		if (this.operations.sendsWithoutBlocking()) {
-			added = this.adds.addAllAndWait(newJobs).stream().map((code) -> code > 0).toList();
+			return this.adds.addAllAndWait(newJobs, (index, code) -> observeAdded(all.get(index), code > 0))
+				.stream()
+				.map((code) -> code > 0)
+				.toList();
 		}
-		else {
-			added = inBucketBatches(newJobs, NewJob::bucket, this::sendAdd);
-		}
+		Map<NewJob, Job> jobOf = new IdentityHashMap<>();
 		for (int i = 0; i < all.size(); i++) {
-			observeAdded(all.get(i), added.get(i));
+			jobOf.put(newJobs.get(i), all.get(i));
 		}
-		return added;
+		return inBucketBatches(newJobs, NewJob::bucket, (bucket, call) -> {
+			List<Long> codes = sendAdd(bucket, call);
+			for (int i = 0; i < call.size() && i < codes.size(); i++) {
+				observeAdded(jobOf.get(call.get(i)), codes.get(i) > 0);
+			}
+			return codes;
+		});
 	}
 
 	/**

@@ -366,6 +366,57 @@ class AddCoalescingIntegrationTests {
 	}
 
 	/**
+	 * A batch that fails part-way tells its observer of each job it added, and of no other, so that metrics, the
+	 * topics the application knows and the test kit's recorder count them: Redis runs out of memory after the
+	 * batch's first calls, which go on adding past the limit they began under.
+	 */
+	@Test
+	void aBatchThatFailsPartWayTellsItsObserverOfEachJobItAdded() {
+		Set<String> observed = ConcurrentHashMap.newKeySet();
+		JobObserver observer = new JobObserver() {
+			@Override
+			public void added(Job job, boolean added) {
+				assertThat(added).as("job %s added", job.id()).isTrue();
+				assertThat(observed.add(job.id())).as("job %s told once", job.id()).isTrue();
+			}
+		};
+		DelayQueue queue = new DelayQueue(this.queueConnections,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).observer(observer).build());
+		try {
+			String payload = "\"" + "x".repeat(4_000) + "\"";
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 2_000; i++) {
+				jobs.add(job("large-" + i).payload(payload).build());
+			}
+			// room for some 900 of the 2,000 jobs, and for the calls' arguments as Redis reads them
+			adminCommand("CONFIG", "SET", "maxmemory", String.valueOf(usedMemory() + 4 * 1024 * 1024));
+
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> queue.addAll(jobs))
+				.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("OOM"));
+
+			adminCommand("CONFIG", "SET", "maxmemory", "0");
+			long added = this.queue.stats(TOPIC).delayed() - 1; // the warm-up job
+			assertThat(added).isPositive().isLessThan(jobs.size());
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() >= added);
+			assertThat(observed).hasSize((int) added)
+				.allSatisfy((id) -> assertThat(this.queue.find(TOPIC, id)).as("job %s", id).isPresent());
+		}
+		finally {
+			queue.close();
+		}
+	}
+
+	private long usedMemory() {
+		String info = this.admin.execute((RedisCallback<String>) (connection) -> {
+			Object reply = connection.execute("INFO", "memory".getBytes());
+			return (reply instanceof byte[] bytes) ? new String(bytes) : String.valueOf(reply);
+		});
+		Matcher used = Pattern.compile("used_memory:(\\d+)").matcher(info);
+		assertThat(used.find()).as("used_memory in INFO").isTrue();
+		return Long.parseLong(used.group(1));
+	}
+
+	/**
 	 * Netty writes a command at once when the Redis client's I/O thread sends it, and queues the write for that
 	 * thread when another thread does. Here the adding thread sends version 1 while the I/O thread is reading the
 	 * answers on its connection, version 0's among them, so that its write is queued; version 2 waits, and version

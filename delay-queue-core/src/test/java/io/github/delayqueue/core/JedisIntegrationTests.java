@@ -1,8 +1,11 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,11 +17,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -90,6 +95,44 @@ class JedisIntegrationTests {
 		other.close();
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> wakeUpThreads() == before);
+	}
+
+	/**
+	 * Through Jedis a batch goes as one call per bucket after another: when a later call fails, the observer has
+	 * heard of the jobs the calls before it added. The refused topic's policies key holds a string, so its call
+	 * fails on its first command, before it writes anything.
+	 */
+	@Test
+	void aBatchThatFailsTellsItsObserverOfTheJobsItsEarlierCallsAdded() {
+		Set<String> observed = ConcurrentHashMap.newKeySet();
+		JobObserver observer = new JobObserver() {
+			@Override
+			public void added(Job job, boolean added) {
+				observed.add(job.id());
+			}
+		};
+		DelayQueue queue = new DelayQueue(this.connectionFactory,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).observer(observer).build());
+		StringRedisTemplate redis = new StringRedisTemplate(this.connectionFactory);
+		String refusing = this.prefix + ":{refused:0}:policies";
+		redis.opsForValue().set(refusing, "not a hash");
+		try {
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				jobs.add(Job.builder("accepted").id("accepted-" + i).payload("{}").delay(Duration.ofMinutes(5)).build());
+			}
+			jobs.add(Job.builder("refused").id("refused").payload("{}").delay(Duration.ofMinutes(5)).build());
+
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> queue.addAll(jobs))
+				.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("WRONGTYPE"));
+
+			assertThat(observed).containsExactlyInAnyOrder("accepted-0", "accepted-1", "accepted-2");
+			assertThat(this.queue.stats("accepted").delayed()).isEqualTo(3);
+		}
+		finally {
+			redis.delete(refusing);
+			queue.close();
+		}
 	}
 
 	private static int wakeUpThreads() {

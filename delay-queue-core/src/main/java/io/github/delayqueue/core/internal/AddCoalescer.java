@@ -157,10 +157,12 @@ public final class AddCoalescer {
 	 * its retries, stops its bucket's later jobs from being sent, and they fail with its failure. The first
 	 * failure in the jobs' order is thrown as {@link #addAndWait} would throw it, each job waited for no longer
 	 * than a lone add; once thrown (or the wait interrupted), nothing more of the batch is sent, though its calls
-	 * taken (two per bucket at most) may still add their jobs. Needs a client that sends without blocking
+	 * taken (two per bucket at most) may still add their jobs. {@code listener} hears each job Redis answered, in
+	 * the jobs' order, on this thread before this method returns or throws; a job of a call still in flight when it
+	 * threw, later, on the thread that completes its add. Needs a client that sends without blocking
 	 * ({@link ScriptRunner#sendsWithoutBlocking}).
 	 */
-	public List<Long> addAllAndWait(List<NewJob> jobs) {
+	public List<Long> addAllAndWait(List<NewJob> jobs, AnswerListener listener) {
 		if (!this.operations.sendsWithoutBlocking()) {
 			throw new IllegalStateException("A batch of adds needs a client that sends without blocking");
 		}
@@ -188,7 +190,24 @@ public final class AddCoalescer {
 		finally {
 			CancellationException ended = new CancellationException("Not sent: the wait for the batch ended");
 			feeds.values().forEach((feed) -> feed.stop(ended));
+			for (int i = 0; i < codes.size(); i++) {
+				int index = i;
+				codes.get(i).thenAccept((code) -> listener.answered(index, code));
+			}
 		}
+	}
+
+	/**
+	 * Hears the jobs of a batch ({@link #addAllAndWait}) Redis answered.
+	 */
+	@FunctionalInterface
+	public interface AnswerListener {
+
+		/**
+		 * The job at {@code index} of the batch was answered with {@code code}, as {@link #add} completes with it.
+		 */
+		void answered(int index, long code);
+
 	}
 
 	/**
