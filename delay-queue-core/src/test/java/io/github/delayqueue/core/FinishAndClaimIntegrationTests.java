@@ -17,6 +17,7 @@ import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import io.github.delayqueue.test.ReplyDelayProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;

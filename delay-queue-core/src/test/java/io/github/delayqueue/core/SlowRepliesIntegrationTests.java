@@ -8,6 +8,7 @@ import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import io.github.delayqueue.test.ReplyDelayProxy;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;

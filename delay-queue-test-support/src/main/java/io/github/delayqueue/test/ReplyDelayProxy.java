@@ -1,4 +1,4 @@
-package io.github.delayqueue.core;
+package io.github.delayqueue.test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -6,10 +6,12 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +20,11 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A TCP proxy in front of a Redis server that passes every request at once and holds every reply back for a
  * fixed time, in order: a client whose replies come late, as from a slow network or a JVM still compiling.
- * Redis runs each command when it arrives; only the client learns of it later.
+ * Redis runs each command when it arrives; only the client learns of it later. A test can also hold every reply
+ * from the moment a request of its choosing passes until it lets them go ({@link #holdRepliesFrom}), to act between
+ * two commands a client sends one after the other.
  */
-final class ReplyDelayProxy implements AutoCloseable {
+public final class ReplyDelayProxy implements AutoCloseable {
 
 	private final ServerSocket listening;
 
@@ -34,7 +38,24 @@ final class ReplyDelayProxy implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	ReplyDelayProxy(String redisHost, int redisPort, Duration replyDelay) throws IOException {
+	private final Object holdLock = new Object();
+
+	/** Guarded by {@link #holdLock}: the text a request must hold for replies to be held from then on. */
+	private byte[] holdMarker;
+
+	/**
+	 * Guarded by {@link #holdLock}: completed when Redis sent a reply after a request holding {@link #holdMarker}
+	 * passed.
+	 */
+	private CompletableFuture<Void> holdStarted;
+
+	/** Guarded by {@link #holdLock}: whether replies are held. */
+	private boolean holding;
+
+	/** Guarded by {@link #holdLock}: the socket to Redis that carried the request replies are held from. */
+	private Socket heldAfter;
+
+	public ReplyDelayProxy(String redisHost, int redisPort, Duration replyDelay) throws IOException {
 		this.listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
 		this.redisHost = redisHost;
 		this.redisPort = redisPort;
@@ -42,8 +63,36 @@ final class ReplyDelayProxy implements AutoCloseable {
 		daemon("reply-delay-proxy-accept", this::accept);
 	}
 
-	int port() {
+	public int port() {
 		return this.listening.getLocalPort();
+	}
+
+	/**
+	 * Holds every reply, of any connection, from the moment a request holding {@code marker} (found within one
+	 * read of a connection's requests, as a command's short argument is) passes to Redis, until
+	 * {@link #releaseReplies()}: the client then waits for that request's reply, and for any later one. Redis
+	 * still runs every command as it arrives.
+	 * @return completes, replies held, once such a request has passed and Redis has sent a reply on its connection
+	 * after it: for a client that waits for each reply before its next command, once Redis has run that request
+	 */
+	public CompletableFuture<Void> holdRepliesFrom(String marker) {
+		synchronized (this.holdLock) {
+			this.holdMarker = marker.getBytes(StandardCharsets.UTF_8);
+			this.holdStarted = new CompletableFuture<>();
+			return this.holdStarted;
+		}
+	}
+
+	/**
+	 * Lets the replies held go, in order, and holds no more.
+	 */
+	public void releaseReplies() {
+		synchronized (this.holdLock) {
+			this.holdMarker = null;
+			this.holding = false;
+			this.heldAfter = null;
+			this.holdLock.notifyAll();
+		}
 	}
 
 	@Override
@@ -100,6 +149,7 @@ final class ReplyDelayProxy implements AutoCloseable {
 			byte[] buffer = new byte[16384];
 			int read;
 			while ((read = in.read(buffer)) >= 0) {
+				startHoldingOnMarker(to, buffer, read); // before Redis can answer it
 				out.write(buffer, 0, read);
 				out.flush();
 			}
@@ -110,12 +160,43 @@ final class ReplyDelayProxy implements AutoCloseable {
 		closeQuietly(from, to);
 	}
 
+	private void startHoldingOnMarker(Socket redis, byte[] request, int length) {
+		synchronized (this.holdLock) {
+			if (this.holdMarker != null && !this.holding && contains(request, length, this.holdMarker)) {
+				this.holding = true;
+				this.heldAfter = redis;
+			}
+		}
+	}
+
+	private static boolean contains(byte[] bytes, int length, byte[] part) {
+		for (int from = 0; from + part.length <= length; from++) {
+			if (Arrays.equals(bytes, from, from + part.length, part, 0, part.length)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private void awaitNotHolding() throws InterruptedException {
+		synchronized (this.holdLock) {
+			while (this.holding && !this.closed) {
+				this.holdLock.wait(100);
+			}
+		}
+	}
+
 	private void readReplies(Socket redis, BlockingQueue<Chunk> replies) {
 		try (InputStream in = redis.getInputStream()) {
 			byte[] buffer = new byte[16384];
 			int read;
 			while ((read = in.read(buffer)) >= 0) {
 				replies.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + this.delayNanos));
+				synchronized (this.holdLock) {
+					if (this.heldAfter == redis) {
+						this.holdStarted.complete(null);
+					}
+				}
 			}
 		}
 		catch (IOException ex) {
@@ -135,6 +216,7 @@ final class ReplyDelayProxy implements AutoCloseable {
 				while ((left = chunk.releaseNanos() - System.nanoTime()) > 0) {
 					LockSupport.parkNanos(left);
 				}
+				awaitNotHolding();
 				out.write(chunk.bytes());
 				out.flush();
 			}
