@@ -146,14 +146,23 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	/**
 	 * Waits until the topic has nothing to run now: no job ready, reserved or overdue in Redis, and no handler of
 	 * the topic running in this JVM. Jobs due later, retries waiting for their back-off among them, do not count:
-	 * {@link #fastForward} them first to have them run.
+	 * {@link #fastForward} them first to have them run. A look counts only when the adds made before it were
+	 * answered, and no job of the topic was added, cancelled, started or ended in this JVM while it read Redis: a
+	 * topic's buckets are read one after the other, and a handler that sends a job to a bucket already read and
+	 * returns before the last is read would otherwise leave that job unseen.
 	 * @see DelayQueue#isIdle(String)
 	 */
 	public void awaitIdle(String topic) {
-		await("topic \"" + topic + "\" to be idle",
-				() -> (this.queue.isIdle(topic) && this.recorder.running(topic) == 0) ? Awaited.done(topic) : null,
+		await("topic \"" + topic + "\" to be idle", () -> isIdle(topic) ? Awaited.done(topic) : null,
 				() -> this.queue.stats(topic) + ", " + this.recorder.running(topic) + " handlers running here"
 						+ pausedNote(topic));
+	}
+
+	private boolean isIdle(String topic) {
+		long changesBefore = this.recorder.changes(topic);
+		awaitAnswersToAddsMade();
+		boolean idle = this.queue.isIdle(topic) && this.recorder.running(topic) == 0;
+		return idle && this.recorder.changes(topic) == changesBefore;
 	}
 
 	/**

@@ -47,12 +47,16 @@ public final class JobRecorder implements JobObserver {
 	/** The thread of the reset under way, whose own cancels are not the test's; {@code null} when none is. */
 	private Thread resetting;
 
+	/** How many of each topic's jobs were added, cancelled, started or ended: see {@link #changes(String)}. */
+	private final Map<String, Long> changes = new HashMap<>();
+
 	@Override
 	public void added(Job job, boolean added) {
 		if (!added) {
 			return;
 		}
 		synchronized (this.lock) {
+			changed(job.topic());
 			this.sent.add(job);
 			JobKey key = new JobKey(job.topic(), job.id());
 			History earlier = this.histories.get(key);
@@ -69,6 +73,7 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void cancelled(String topic, String id) {
 		synchronized (this.lock) {
+			changed(topic);
 			if (Thread.currentThread() == this.resetting) {
 				return; // the reset's own: its jobs are forgotten already
 			}
@@ -80,6 +85,7 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void started(ReservedJob job) {
 		synchronized (this.lock) {
+			changed(job.topic());
 			this.running.put(RunKey.of(job), job);
 		}
 	}
@@ -87,6 +93,7 @@ public final class JobRecorder implements JobObserver {
 	@Override
 	public void completed(ReservedJob job, Duration handlerTime, boolean finished) {
 		synchronized (this.lock) {
+			changed(job.topic());
 			this.running.remove(RunKey.of(job));
 			if (finished && claimedSinceCleared(job)) {
 				// a job the application did not send (a recurring schedule's occurrence) gets a history of its own
@@ -108,7 +115,23 @@ public final class JobRecorder implements JobObserver {
 
 	private void runEnded(ReservedJob job) {
 		synchronized (this.lock) {
+			changed(job.topic());
 			this.running.remove(RunKey.of(job));
+		}
+	}
+
+	/** Guarded by the lock. */
+	private void changed(String topic) {
+		this.changes.merge(topic, 1L, Long::sum);
+	}
+
+	/**
+	 * Returns how many times one of the topic's jobs was added (not refused), cancelled, started or ended in this
+	 * JVM: a count that has not moved over a read of Redis says that nothing this JVM did changed the topic meanwhile.
+	 */
+	long changes(String topic) {
+		synchronized (this.lock) {
+			return this.changes.getOrDefault(topic, 0L);
 		}
 	}
 

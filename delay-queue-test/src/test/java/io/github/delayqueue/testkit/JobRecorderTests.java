@@ -37,6 +37,21 @@ class JobRecorderTests {
 	}
 
 	@Test
+	void changesCountTheAddsCancelsStartsAndEndsOfATopicsJobs() {
+		ReservedJob run = claim("changing", "lease-1");
+		this.recorder.added(job("changing"), true);
+		this.recorder.added(job("changing"), false); // refused: nothing changed
+		this.recorder.started(run);
+		this.recorder.failed(run, Duration.ofMillis(1), new IllegalStateException(), FailOutcome.RETRY_SCHEDULED);
+		this.recorder.cancelled("recorded", "changing");
+		this.recorder.started(claim("other", "job", "1"));
+
+		assertThat(this.recorder.changes("recorded")).isEqualTo(4);
+		assertThat(this.recorder.changes("other")).isEqualTo(1);
+		assertThat(this.recorder.changes("untouched")).isZero();
+	}
+
+	@Test
 	void runsOfTwoTopicsUnderTheSameLeaseTokenAreTwoRuns() {
 		// a lease token is a count of its topic's bucket: another topic's claims carry the same numbers
 		ReservedJob one = claim("recorded", "job", "1");
