@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
 
 import io.github.delayqueue.core.ConsumerInfo;
@@ -41,8 +42,10 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 
 	private volatile @Nullable KnownTopics knownTopics;
 
-	/** Held while the topics in Redis are looked up. */
-	private final ReentrantLock looking = new ReentrantLock();
+	private final Object lookLock = new Object();
+
+	/** Guarded by {@link #lookLock}: the look for the topics in Redis under way, or {@code null} when none is. */
+	private @Nullable CompletableFuture<KnownTopics> lookUnderWay;
 
 	private final LongSupplier nanoTime;
 
@@ -76,34 +79,61 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 
 	/**
 	 * Returns the topics found in Redis, looking again once the last look is older than the refresh interval. One
-	 * look at a time: while one is under way, other requests answer with what the last look found (the first ones
-	 * wait for it), rather than start a look of their own at a key space that may take long to scan. A look's age
-	 * counts from when it ended.
+	 * look at a time: while one is under way, other requests answer with what the last look found, rather than
+	 * start a look of their own at a key space that may take long to scan; with no look before, they wait for that
+	 * one and share its outcome, its failure included (with Redis unreachable, a look fails after a command timeout,
+	 * and requests looking in turn would wait one timeout more each). A look's age counts from when it ended.
 	 */
 	private SortedSet<String> knownTopics() {
 		KnownTopics known = this.knownTopics;
 		if (known != null && isFresh(known)) {
 			return known.topics();
 		}
-		if (known != null) {
-			if (!this.looking.tryLock()) {
-				return known.topics();
-			}
-		}
-		else {
-			this.looking.lock();
-		}
-		try {
+		CompletableFuture<KnownTopics> underWay;
+		CompletableFuture<KnownTopics> ours = null;
+		synchronized (this.lookLock) {
 			known = this.knownTopics;
-			if (known == null || !isFresh(known)) {
-				SortedSet<String> found = this.queue.knownTopics();
-				known = new KnownTopics(found, this.nanoTime.getAsLong());
-				this.knownTopics = known;
+			if (known != null && isFresh(known)) {
+				return known.topics(); // a look ended meanwhile
 			}
+			underWay = this.lookUnderWay;
+			if (underWay == null) {
+				ours = new CompletableFuture<>();
+				this.lookUnderWay = ours;
+			}
+		}
+		if (ours != null) {
+			return look(ours).topics();
+		}
+		if (known != null) {
 			return known.topics();
 		}
+		try {
+			return underWay.join().topics();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure : ex;
+		}
+	}
+
+	/**
+	 * Looks for the topics in Redis, as the look under way, and tells those waiting for it how it went.
+	 */
+	private KnownTopics look(CompletableFuture<KnownTopics> look) {
+		try {
+			KnownTopics found = new KnownTopics(this.queue.knownTopics(), this.nanoTime.getAsLong());
+			this.knownTopics = found;
+			look.complete(found);
+			return found;
+		}
+		catch (Throwable ex) {
+			look.completeExceptionally(ex);
+			throw ex;
+		}
 		finally {
-			this.looking.unlock();
+			synchronized (this.lookLock) {
+				this.lookUnderWay = null;
+			}
 		}
 	}
 

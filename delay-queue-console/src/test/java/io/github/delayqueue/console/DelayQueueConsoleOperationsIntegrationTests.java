@@ -1,6 +1,8 @@
 package io.github.delayqueue.console;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
@@ -15,10 +17,12 @@ import io.github.delayqueue.core.Job;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -44,6 +48,9 @@ class DelayQueueConsoleOperationsIntegrationTests {
 
 	private final CountDownLatch scanHeld = new CountDownLatch(1);
 
+	/** What the next look throws, as a look at an unreachable Redis does once its command times out. */
+	private volatile RuntimeException failNextScan;
+
 	private LettuceConnectionFactory connectionFactory;
 
 	private DelayQueue queue;
@@ -68,6 +75,11 @@ class DelayQueueConsoleOperationsIntegrationTests {
 					awaitQuietly(hold);
 				}
 				clock.addAndGet(SCAN_NANOS);
+				RuntimeException failure = failNextScan;
+				if (failure != null) {
+					failNextScan = null;
+					throw failure;
+				}
 				return super.knownTopics();
 			}
 
@@ -114,6 +126,56 @@ class DelayQueueConsoleOperationsIntegrationTests {
 		assertThat(meanwhile).containsExactly("first");
 		assertThat(looking.get(10, TimeUnit.SECONDS)).containsExactly("first", "second");
 		assertThat(this.scans).hasValue(2);
+	}
+
+	/**
+	 * With Redis unreachable, a look fails after a command timeout (60 s by default): requests that waited for the
+	 * first look share its failure instead of each looking in turn, the k-th after k timeouts.
+	 */
+	@Test
+	void requestsWaitingForTheFirstLookShareItsFailure() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		this.holdNextScan = release;
+		this.failNextScan = new QueryTimeoutException("Redis command timed out");
+		CompletableFuture<SortedSet<String>> looking = CompletableFuture.supplyAsync(this.operations::topics);
+		assertThat(this.scanHeld.await(10, TimeUnit.SECONDS)).isTrue();
+		List<CompletableFuture<SortedSet<String>>> waiting = new ArrayList<>();
+		List<Thread> waitingThreads = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			CompletableFuture<SortedSet<String>> request = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				try {
+					request.complete(this.operations.topics());
+				}
+				catch (Throwable ex) {
+					request.completeExceptionally(ex);
+				}
+			});
+			thread.start();
+			waiting.add(request);
+			waitingThreads.add(thread);
+		}
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitingThreads.stream()
+			.allMatch(DelayQueueConsoleOperationsIntegrationTests::waitsInsideTheLookForTopics));
+
+		release.countDown();
+
+		assertThat(looking).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.withCauseInstanceOf(QueryTimeoutException.class);
+		assertThat(waiting).allSatisfy((request) -> assertThat(request).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.withCauseInstanceOf(QueryTimeoutException.class));
+		assertThat(this.scans).hasValue(1);
+		// the next request looks again
+		assertThat(this.operations.topics()).isEmpty();
+		assertThat(this.scans).hasValue(2);
+	}
+
+	private static boolean waitsInsideTheLookForTopics(Thread thread) {
+		return thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace())
+			.anyMatch((frame) -> frame.getMethodName().equals("knownTopics")
+					&& frame.getClassName().equals(DelayQueueConsoleOperations.class.getName()));
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
