@@ -521,7 +521,23 @@ public final class BucketOperations {
 	}
 
 	public BucketStats stats(BucketKeys keys) {
-		List reply = run(this.scripts.stats, List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead()));
+		return bucketStats(run(this.scripts.stats, statsKeys(keys)));
+	}
+
+	/**
+	 * Sends {@link #stats}'s read without waiting for its reply (with a client that cannot, reads before it returns):
+	 * the future fails as {@link #stats} throws.
+	 */
+	public CompletableFuture<BucketStats> statsAsync(BucketKeys keys) {
+		this.versionCheck.check();
+		return this.runner.send(this.scripts.stats, statsKeys(keys)).thenApply((reply) -> bucketStats((List) reply));
+	}
+
+	private static List<String> statsKeys(BucketKeys keys) {
+		return List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead());
+	}
+
+	private static BucketStats bucketStats(List reply) {
 		return new BucketStats(RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)),
 				RedisReplies.asLong(reply.get(2)), RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(4)),
 				RedisReplies.asLong(reply.get(5)), RedisReplies.asLong(reply.get(6)));
@@ -612,7 +628,20 @@ public final class BucketOperations {
 	 * (written by another version) are left out.
 	 */
 	public List<ConsumerInfo> consumers(String consumersKey, String topic) {
-		List reply = run(this.scripts.consumers, List.of(consumersKey));
+		return consumerInfos(run(this.scripts.consumers, List.of(consumersKey)), topic);
+	}
+
+	/**
+	 * Sends {@link #consumers}'s read without waiting for its reply (with a client that cannot, reads before it
+	 * returns): the future fails as {@link #consumers} throws.
+	 */
+	public CompletableFuture<List<ConsumerInfo>> consumersAsync(String consumersKey, String topic) {
+		this.versionCheck.check();
+		return this.runner.send(this.scripts.consumers, List.of(consumersKey))
+			.thenApply((reply) -> consumerInfos((List) reply, topic));
+	}
+
+	private static List<ConsumerInfo> consumerInfos(List reply, String topic) {
 		List<ConsumerInfo> consumers = new ArrayList<>(reply.size() / 2);
 		for (int i = 2; i < reply.size(); i += 2) {
 			ConsumerInfo consumer = HeartbeatLines.read(topic, RedisReplies.asString(reply.get(i)));

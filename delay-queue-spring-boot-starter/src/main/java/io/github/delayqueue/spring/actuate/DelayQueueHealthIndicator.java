@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
@@ -165,16 +166,19 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
 			}
 		}
 		Set<String> consumed = this.topics.getListenerTopics();
+		// every topic's reads sent together: one after the other, hundreds of topics would outlast the timeout
+		Map<String, TopicStats> statsByTopic = this.queue.stats(names);
+		Map<String, List<ConsumerInfo>> consumersByTopic = this.queue.consumers(names);
 		Map<String, Object> details = new LinkedHashMap<>();
 		List<String> stalled = new ArrayList<>();
 		List<String> unconsumed = new ArrayList<>();
 		for (String topic : names) {
-			TopicStats stats = this.queue.stats(topic);
+			TopicStats stats = statsByTopic.get(topic);
 			boolean stall = stats.promotionLag().compareTo(this.stallThreshold) > 0;
 			if (stall && consumed.contains(topic)) {
 				stalled.add(topic);
 			}
-			int consumers = this.queue.consumers(topic).size();
+			int consumers = consumersByTopic.get(topic).size();
 			boolean dueWork = stats.ready() > 0 || stats.promotionLag().compareTo(Duration.ZERO) > 0;
 			if (dueWork && consumers == 0) {
 				unconsumed.add(topic);

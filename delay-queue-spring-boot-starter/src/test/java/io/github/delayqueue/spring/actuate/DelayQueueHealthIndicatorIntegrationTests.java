@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.spring.DelayListener;
@@ -14,8 +17,10 @@ import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.spring.autoconfigure.DelayQueueHealthContributorAutoConfiguration;
 import io.github.delayqueue.spring.config.DelayListenerRegistry;
+import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import io.github.delayqueue.test.ReplyDelayProxy;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -28,6 +33,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -205,6 +212,44 @@ class DelayQueueHealthIndicatorIntegrationTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> template.find("watched", id).isEmpty());
 			assertThat(health(context).getStatus()).isEqualTo(Status.UP);
 		});
+	}
+
+	/**
+	 * A check reads every topic's buckets and consumers: sent one after the other, 150 topics of two buckets would
+	 * take 450 round trips, 9 s at 20 ms each, and the check would report Redis unreachable after its 2 s; sent
+	 * together, they take a few.
+	 */
+	@Test
+	void aCheckOfManyTopicsReadsThemTogetherRatherThanOneAfterAnother() throws Exception {
+		List<String> names = IntStream.range(0, 150).mapToObj((i) -> "many-" + i).toList();
+		try (ReplyDelayProxy slow = new ReplyDelayProxy(this.server.host(), this.server.port(),
+				Duration.ofMillis(20))) {
+			LettuceConnectionFactory connections = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", slow.port()));
+			connections.afterPropertiesSet();
+			connections.start();
+			Map<String, Integer> buckets = names.stream().collect(Collectors.toMap((name) -> name, (name) -> 2));
+			DelayQueue queue = new DelayQueue(connections,
+					DelayQueueOptions.builder().keyPrefix(this.keyPrefix).bucketsByTopic(buckets).build());
+			DelayQueueHealthIndicator indicator = new DelayQueueHealthIndicator(queue,
+					new DelayQueueTopics(names, List::of), connections, Duration.ofMinutes(1), Duration.ofSeconds(2));
+			try {
+				for (String name : names) {
+					queue.add(Job.builder(name).payload("{}").delay(Duration.ofHours(1)).build());
+				}
+
+				Health health = indicator.health();
+
+				assertThat(health.getStatus()).as("%s", health.getDetails()).isEqualTo(Status.UP);
+				assertThat(topics(health)).hasSize(150)
+					.allSatisfy((name, topic) -> assertThat(topic).containsEntry("delayed", 1L));
+			}
+			finally {
+				indicator.close();
+				queue.close();
+				connections.destroy();
+			}
+		}
 	}
 
 	private static Health health(AssertableApplicationContext context) {
