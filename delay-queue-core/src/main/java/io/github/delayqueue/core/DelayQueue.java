@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -200,9 +199,12 @@ public class DelayQueue implements AutoCloseable {
 	 * the call behind it, which the Redis client sends again by itself, so an id given twice in a batch may then
 	 * keep its earlier job (see {@link IfExists#REPLACE}). With a factory whose connection cannot send without blocking
 	 * (see {@link #add(Job)}), one call at a time and up to {@value #SCRIPT_BATCH_SIZE} jobs.
+	 * <p>
+	 * The {@link JobObserver} hears of each job Redis answered for (added, or found existing), in the jobs' order,
+	 * also when this method throws: of the jobs answered by then, before it returns or throws; of those whose calls
+	 * were still in flight, as they are answered. A call that Redis ran but whose answer was lost (a reset after it
+	 * ran, a timeout) tells of none of its jobs.
 	 * @throws InvalidJobException before anything is added, when any job's payload is too large
-	 * The {@link JobObserver} hears of each job the batch added, or found existing, also when it throws: of those
-	 * answered by then, before it throws; of those whose calls were in flight, as they are answered.
 	 * @throws org.springframework.dao.DataAccessException when Redis cannot be reached or refuses a call: the
 	 * failure of the first job in order that failed, each job waited for as long as {@link #add(Job)} would wait.
 	 * Nothing more of the batch is sent after it; the jobs of calls sent before may be added
@@ -216,17 +218,18 @@ public class DelayQueue implements AutoCloseable {
 				.map((code) -> code > 0)
 				.toList();
 		}
-		Map<NewJob, Job> jobOf = new IdentityHashMap<>();
-		for (int i = 0; i < all.size(); i++) {
-			jobOf.put(newJobs.get(i), all.get(i));
+		Boolean[] added = new Boolean[all.size()];
+		try {
+			inBucketBatches(newJobs, NewJob::bucket, this::sendAdd, added);
 		}
-		return inBucketBatches(newJobs, NewJob::bucket, (bucket, call) -> {
-			List<Long> codes = sendAdd(bucket, call);
-			for (int i = 0; i < call.size() && i < codes.size(); i++) {
-				observeAdded(jobOf.get(call.get(i)), codes.get(i) > 0);
+		finally {
+			for (int i = 0; i < added.length; i++) {
+				if (added[i] != null) {
+					observeAdded(all.get(i), added[i]);
+				}
 			}
-			return codes;
-		});
+		}
+		return List.of(added);
 	}
 
 	/**
@@ -243,6 +246,16 @@ public class DelayQueue implements AutoCloseable {
 	private <T> List<Boolean> inBucketBatches(List<T> items, Function<T, BucketKeys> bucketOf,
 			BiFunction<BucketKeys, List<T>, List<Long>> script) {
 		Boolean[] done = new Boolean[items.size()];
+		inBucketBatches(items, bucketOf, script, done);
+		return List.of(done);
+	}
+
+	/**
+	 * {@link #inBucketBatches(List, Function, BiFunction)}, writing each item's outcome into {@code done} as its
+	 * call returns, so that a caller learns those of the calls made before one that threw.
+	 */
+	private <T> void inBucketBatches(List<T> items, Function<T, BucketKeys> bucketOf,
+			BiFunction<BucketKeys, List<T>, List<Long>> script, Boolean[] done) {
 		Map<BucketKeys, List<Integer>> positionsByBucket = new LinkedHashMap<>();
 		for (int i = 0; i < items.size(); i++) {
 			positionsByBucket.computeIfAbsent(bucketOf.apply(items.get(i)), (bucket) -> new ArrayList<>()).add(i);
@@ -256,7 +269,6 @@ public class DelayQueue implements AutoCloseable {
 				}
 			}
 		});
-		return List.of(done);
 	}
 
 	private void observeAdded(Job job, boolean added) {

@@ -18,8 +18,9 @@ public interface JobObserver {
 	/**
 	 * A job was added ({@code added}: also when it replaced one with the same id), or refused because a job
 	 * with its id exists. For {@link DelayQueue#addAsync(Job)}, and for the jobs of a {@link DelayQueue#addAll}
-	 * that threw whose calls were still in flight, called on the Redis client's I/O thread as the reply arrives:
-	 * anything that blocks there holds up every command on the shared connection.
+	 * that threw whose calls were still in flight, called on the thread that completes the add as the reply arrives,
+	 * most often the Redis client's I/O thread: anything that blocks there holds up every command on the shared
+	 * connection.
 	 */
 	default void added(Job job, boolean added) {
 	}

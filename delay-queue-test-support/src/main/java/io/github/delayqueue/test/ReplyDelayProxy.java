@@ -77,6 +77,9 @@ public final class ReplyDelayProxy implements AutoCloseable {
 	 */
 	public CompletableFuture<Void> holdRepliesFrom(String marker) {
 		synchronized (this.holdLock) {
+			if (this.holdMarker != null) {
+				throw new IllegalStateException("Replies are held already, or wait for a request to hold them from");
+			}
 			this.holdMarker = marker.getBytes(StandardCharsets.UTF_8);
 			this.holdStarted = new CompletableFuture<>();
 			return this.holdStarted;
@@ -84,10 +87,14 @@ public final class ReplyDelayProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Lets the replies held go, in order, and holds no more.
+	 * Lets the replies held go, in order, and holds no more; a hold whose request has not passed yet ends unstarted,
+	 * its future failed.
 	 */
 	public void releaseReplies() {
 		synchronized (this.holdLock) {
+			if (this.holdStarted != null && !this.holdStarted.isDone()) {
+				this.holdStarted.completeExceptionally(new IllegalStateException("Released before any reply was held"));
+			}
 			this.holdMarker = null;
 			this.holding = false;
 			this.heldAfter = null;

@@ -126,8 +126,9 @@ public final class JobRecorder implements JobObserver {
 	}
 
 	/**
-	 * Returns how many times one of the topic's jobs was added (not refused), cancelled, started or ended in this
-	 * JVM: a count that has not moved over a read of Redis says that nothing this JVM did changed the topic meanwhile.
+	 * Returns how many times this recorder heard that one of the topic's jobs was added (not refused), cancelled,
+	 * started or ended: a count that has not moved over a read of Redis says that nothing the queue and listeners
+	 * reporting to it did changed the topic meanwhile (a job made due by {@code runNow}, say, is not counted).
 	 */
 	long changes(String topic) {
 		synchronized (this.lock) {

@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends adds of one job each to Redis in as few add script calls as keep every bucket's adds moving: at most
@@ -54,6 +56,8 @@ import io.netty.util.internal.ThreadExecutorMap;
  * connection shared by the factory and not validated on each use). With another, each add is its own call.
  */
 public final class AddCoalescer {
+
+	private static final Logger logger = LoggerFactory.getLogger(AddCoalescer.class);
 
 	/**
 	 * Most characters of payload and headers one call takes, its first job's included, unless its first job
@@ -157,10 +161,10 @@ public final class AddCoalescer {
 	 * its retries, stops its bucket's later jobs from being sent, and they fail with its failure. The first
 	 * failure in the jobs' order is thrown as {@link #addAndWait} would throw it, each job waited for no longer
 	 * than a lone add; once thrown (or the wait interrupted), nothing more of the batch is sent, though its calls
-	 * taken (two per bucket at most) may still add their jobs. {@code listener} hears each job Redis answered, in
-	 * the jobs' order, on this thread before this method returns or throws; a job of a call still in flight when it
-	 * threw, later, on the thread that completes its add. Needs a client that sends without blocking
-	 * ({@link ScriptRunner#sendsWithoutBlocking}).
+	 * taken (two per bucket at most) may still add their jobs. {@code listener} hears each job Redis answered: those
+	 * answered by the time this method returns or throws, in the jobs' order, on this thread before it does; a job of
+	 * a call still in flight when it threw, later, on the thread that completes its add. Needs a client that sends
+	 * without blocking ({@link ScriptRunner#sendsWithoutBlocking}).
 	 */
 	public List<Long> addAllAndWait(List<NewJob> jobs, AnswerListener listener) {
 		if (!this.operations.sendsWithoutBlocking()) {
@@ -191,10 +195,29 @@ public final class AddCoalescer {
 			CancellationException ended = new CancellationException("Not sent: the wait for the batch ended");
 			feeds.values().forEach((feed) -> feed.stop(ended));
 			for (int i = 0; i < codes.size(); i++) {
-				int index = i;
-				codes.get(i).thenAccept((code) -> listener.answered(index, code));
+				tellWhenAnswered(listener, i, codes.get(i));
 			}
 		}
+	}
+
+	/**
+	 * Tells {@code listener} of the job at {@code index} of a batch once Redis has answered for it: now, on this
+	 * thread, when it has; else on the thread that completes its add, logging what the listener throws there.
+	 */
+	private static void tellWhenAnswered(AnswerListener listener, int index, CompletableFuture<Long> code) {
+		if (code.isDone()) {
+			if (!code.isCompletedExceptionally()) {
+				listener.answered(index, code.join());
+			}
+			return;
+		}
+		code.thenAccept((answered) -> listener.answered(index, answered)).exceptionally((failure) -> {
+			if (!code.isCompletedExceptionally()) {
+				logger.warn("Telling of job {} of a batch of adds, answered after the batch's wait ended, failed",
+						index, failure);
+			}
+			return null;
+		});
 	}
 
 	/**
