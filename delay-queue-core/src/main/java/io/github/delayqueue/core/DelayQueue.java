@@ -195,10 +195,10 @@ public class DelayQueue implements AutoCloseable {
 	 * jobs go as adds made one after the other from this thread would: behind this thread's adds still waiting
 	 * for their bucket, in calls of which the batch keeps two in flight per bucket (an add another thread makes
 	 * meanwhile waits behind those two at most, and may share a call with the batch's jobs). A call that fails
-	 * stops the batch's later jobs of its bucket; one retried after a connection reset can reach Redis after
-	 * the call behind it, which the Redis client sends again by itself, so an id given twice in a batch may then
-	 * keep its earlier job (see {@link IfExists#REPLACE}). With a factory whose connection cannot send without blocking
-	 * (see {@link #add(Job)}), one call at a time and up to {@value #SCRIPT_BATCH_SIZE} jobs.
+	 * stops the batch's later jobs of its bucket. An id given twice in a batch is added in the batch's order, across
+	 * a connection failure too: a job whose id a call in flight holds waits for that call's answer. With a factory
+	 * whose connection cannot send without blocking (see {@link #add(Job)}), one call at a time and up to
+	 * {@value #SCRIPT_BATCH_SIZE} jobs.
 	 * <p>
 	 * The {@link JobObserver} hears of each job Redis answered for (added, or found existing), in the jobs' order,
 	 * also when this method throws: of the jobs answered by then, before it returns or throws; of those whose calls

@@ -3,6 +3,7 @@ package io.github.delayqueue.core.internal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,13 +36,14 @@ import org.slf4j.LoggerFactory;
  * A Kafka producer fills its next batch while its requests are in flight in the same way.
  * <p>
  * A bucket's calls are sent in the order their adds were made, one thread at a time, so adds of one id from one thread
- * reach Redis in the order made, as on one connection without batching; but not always across a connection failure.
- * Lettuce fails the call whose answer it was waiting for when the connection resets and, as it reconnects, sends the
- * calls behind it again by itself, before that call's retry (tried on 2026-11-28: the later of two versions of an id
- * lost about one reset in ten, whether the retry waited its back-off or went at once); and an add made during a
- * retry's back-off can be sent before the retry. Failing such a call instead, a trial showed, has the template's
- * after-commit sends retry it later still. The add script takes a call's jobs in order, each as if added alone ({@code
- * BatchedAddIntegrationTests}), and answers each. A call that fails, after the retries a connection failure gets
+ * reach Redis in the order made, as on one connection without batching; and, across a connection failure, because no
+ * two calls of a bucket in flight hold an add of the same id: an add whose id a call in flight holds waits, and the
+ * adds behind it with it, until that call is answered, after its retries. Lettuce fails the call whose answer it was
+ * waiting for when the connection resets and, as it reconnects, sends the calls behind it again by itself, before
+ * that call's retry (tried on 2026-11-28: the later of two versions of an id in flight at once lost about one reset in
+ * ten), and an add made during a retry's back-off would be sent before the retry; neither can then be of the same id.
+ * The add script takes a call's jobs in order, each as if added alone ({@code BatchedAddIntegrationTests}), and
+ * answers each. A call that fails, after the retries a connection failure gets
  * ({@link ConnectionRetries}; the add tokens make a repeated call harmless), fails each of its adds with its failure:
  * a job that makes the script fail (it checks every job before writing any) fails the adds sharing its call.
  * <p>
@@ -265,6 +267,12 @@ public final class AddCoalescer {
 		/** Guarded by this lane: calls taken, in the order taken, not yet sent. */
 		private final ArrayDeque<List<WaitingAdd>> toSend = new ArrayDeque<>();
 
+		/**
+		 * Guarded by this lane: the ids of the adds in the calls taken and not yet answered, with how many adds of
+		 * each. A waiting add of one of them is not taken (see the class's comment).
+		 */
+		private final Map<String, Integer> idsInFlight = new HashMap<>();
+
 		/** Guarded by this lane: whether a thread is sending {@link #toSend}. */
 		private boolean sending;
 
@@ -305,8 +313,12 @@ public final class AddCoalescer {
 			synchronized (this) {
 				this.waiting.addAll(adds);
 				while (this.callsInFlight < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
+					List<WaitingAdd> batch = takeBatch();
+					if (batch.isEmpty()) {
+						break; // the first add's id is in flight: the answer to that call takes it
+					}
 					this.callsInFlight++;
-					this.toSend.add(takeBatch());
+					this.toSend.add(batch);
 					taken = true;
 				}
 			}
@@ -446,11 +458,15 @@ public final class AddCoalescer {
 				if (failure == null && queuedAs > this.queuedWritten) {
 					this.queuedWritten = queuedAs; // answered, so written, after every write queued before it
 				}
-				if (this.waiting.isEmpty()) {
+				for (WaitingAdd add : answered) {
+					this.idsInFlight.computeIfPresent(add.job().id(), (id, adds) -> (adds > 1) ? adds - 1 : null);
+				}
+				List<WaitingAdd> next = this.waiting.isEmpty() ? List.of() : takeBatch();
+				if (next.isEmpty()) {
 					this.callsInFlight--;
 				}
 				else {
-					this.toSend.add(takeBatch());
+					this.toSend.add(next);
 					taken = true;
 				}
 			}
@@ -482,20 +498,27 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Takes the next call's adds off the head of the waiting ones: at least one, at most
-		 * {@value #MOST_JOBS_PER_CALL}, and no more once they hold {@value #MOST_CHARS_PER_CALL} characters.
-		 * Called holding this lane, with adds waiting.
+		 * Takes the next call's adds off the head of the waiting ones: at most {@value #MOST_JOBS_PER_CALL}, no
+		 * more once they hold {@value #MOST_CHARS_PER_CALL} characters (but the first), and none from the first whose
+		 * id a call in flight holds (an id twice in the call taken is fine: the script adds in order). Empty when
+		 * the first add's id is in flight. Called holding this lane, with adds waiting.
 		 */
 		private List<WaitingAdd> takeBatch() {
 			List<WaitingAdd> batch = new ArrayList<>(Math.min(this.waiting.size(), MOST_JOBS_PER_CALL));
 			long chars = 0;
 			while (!this.waiting.isEmpty() && batch.size() < MOST_JOBS_PER_CALL) {
 				NewJob job = this.waiting.peek().job();
+				if (this.idsInFlight.containsKey(job.id())) {
+					break;
+				}
 				chars += job.payload().length() + job.headers().length();
 				if (!batch.isEmpty() && chars > MOST_CHARS_PER_CALL) {
 					break;
 				}
 				batch.add(this.waiting.poll());
+			}
+			for (WaitingAdd add : batch) {
+				this.idsInFlight.merge(add.job().id(), 1, Integer::sum);
 			}
 			return batch;
 		}
