@@ -144,7 +144,9 @@ public class DelayQueue implements AutoCloseable {
 	 * Redis in one script call with the other adds that waited (at most {@value AddCoalescer#MOST_JOBS_PER_CALL}
 	 * jobs), each answered as if added alone, though a job that makes the script fail fails the adds sharing its
 	 * call: adds made at once from many threads cost Redis as little as a third of what they would one call each,
-	 * and an add made alone waits for nothing. That takes Lettuce's connection factory sharing its native
+	 * and an add made alone waits for nothing. An add of an id that a call in flight holds an add of waits for that
+	 * call, with the adds made after it, so that adds of one id from one thread reach Redis in the order made, across
+	 * a connection failure too. That takes Lettuce's connection factory sharing its native
 	 * connection (the default) and not validating it on each use; with another factory, each add is its own call.
 	 * @return {@code true} when added (or, with {@link IfExists#REPLACE}, replaced an existing job);
 	 * {@code false} when another job with the same id exists and the job asked to {@link IfExists#REJECT}

@@ -229,28 +229,12 @@ class AddCoalescingIntegrationTests {
 	}
 
 	/**
-	 * An id's second version, waiting while its first is in flight, is sent only once the first's call was
-	 * answered, after the connection it went on was reset and its retry: the later version is the one kept.
-	 */
-	@Test
-	void anIdsVersionsKeepTheirOrderAcrossAConnectionReset() {
-		pauseWriters();
-		CompletableFuture<Boolean> first = this.queue.addAsync(version(0));
-		CompletableFuture<Boolean> second = this.queue.addAsync(version(1));
-
-		assertThat(killOtherClients()).isPositive();
-		adminCommand("CLIENT", "UNPAUSE");
-
-		assertAdded(first);
-		assertAdded(second);
-		assertThat(this.queue.payload(TOPIC, "versions")).contains("{\"version\":1}");
-	}
-
-	/**
 	 * A seeded random run of rounds, each adding two to five versions of one id from one thread while Redis's
 	 * writers are paused, then resetting the queue's connection under them: the last version is the one kept, every
 	 * round. Before an id's adds waited for the call in flight holding it, about one round in ten kept an earlier
-	 * version. The seed is printed; rerun one with {@code -Ddelayqueue.add-reset.seed=...}.
+	 * version (this test failed two runs in three). The seed is printed, and rerunning it (with {@code
+	 * -Ddelayqueue.add-reset.seed=...}) repeats the rounds' versions, not the timing of the reset, on which a
+	 * reordering depends.
 	 */
 	@Test
 	void anIdsLastVersionIsKeptWhateverConnectionResetsCutOff() {

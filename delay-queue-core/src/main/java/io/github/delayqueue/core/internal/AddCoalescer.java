@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@value #MOST_CALLS_IN_FLIGHT} calls per bucket are in flight, and the adds made while they are wait for the
  * first to be answered, then go together in the bucket's next call: up to {@value #MOST_JOBS_PER_CALL} jobs and
  * {@value #MOST_CHARS_PER_CALL} characters of payload and headers in all (a first job larger than that goes
- * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing; adds
+ * alone). An add made while its bucket has room in flight is sent at once, so a lone add waits for nothing (unless
+ * a call in flight holds an add of its id, below); adds
  * made at once from many threads, or many asynchronous adds from one, share calls, and Redis runs the add script
  * once for many jobs (scenario 7 of the benchmarks: about 108,000 instructions for a call of one job, 37,200 a
  * job in a call of 128). A batch ({@link #addAllAndWait}) joins its buckets' waiting adds a call's worth at a time.
@@ -87,7 +88,8 @@ public final class AddCoalescer {
 
 	/**
 	 * Most calls a blocking add waits for: the first of its bucket's calls in flight, then its own, each with its
-	 * retries.
+	 * retries. An add of an id that adds of the same bucket repeat, interleaved with other ids, can wait for more
+	 * calls one after the other (each waiting for the call holding its id): each is quick unless Redis is slow.
 	 */
 	private static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
 
@@ -158,7 +160,8 @@ public final class AddCoalescer {
 	 * Adds jobs and waits for their codes, in the order given, each added as {@link #add} would: a bucket's jobs
 	 * join its waiting adds a call's worth ({@value #MOST_JOBS_PER_CALL}) at a time, the next once all of the one
 	 * before the one before are answered. So the batch keeps {@value #MOST_CALLS_IN_FLIGHT} calls of its
-	 * own in flight (Redis runs one while the next is encoded and sent), behind the adds this thread made before,
+	 * own in flight (Redis runs one while the next is encoded and sent; one, while a call in flight holds an id
+	 * the next jobs repeat), behind the adds this thread made before,
 	 * and an add another thread makes meanwhile waits behind two calls of it at most. A call that fails, after
 	 * its retries, stops its bucket's later jobs from being sent, and they fail with its failure. The first
 	 * failure in the jobs' order is thrown as {@link #addAndWait} would throw it, each job waited for no longer
@@ -260,7 +263,7 @@ public final class AddCoalescer {
 
 		/**
 		 * Guarded by this lane: how many calls of this bucket's adds were taken and not yet answered. Adds wait
-		 * only while {@value #MOST_CALLS_IN_FLIGHT} are.
+		 * while {@value #MOST_CALLS_IN_FLIGHT} are, or while one holds an add of the first waiting add's id.
 		 */
 		private int callsInFlight;
 
@@ -443,8 +446,8 @@ public final class AddCoalescer {
 		}
 
 		/**
-		 * Takes the adds that waited meanwhile as the next call and sends it, or else counts one call fewer in
-		 * flight; then answers each add of this call. An answer that came {@code later} than its call was sent,
+		 * Lets go of this call's ids and its place in flight, takes as many of the adds that waited meanwhile as
+		 * there is room for as the next calls and sends them; then answers each add of this call. An answer that came {@code later} than its call was sent,
 		 * on an event loop, came on the connection's I/O thread (one on the thread that sent the call, which may
 		 * be another event loop's, says nothing of it). Never throws: the lane's next call depends on it.
 		 */
@@ -461,11 +464,14 @@ public final class AddCoalescer {
 				for (WaitingAdd add : answered) {
 					this.idsInFlight.computeIfPresent(add.job().id(), (id, adds) -> (adds > 1) ? adds - 1 : null);
 				}
-				List<WaitingAdd> next = this.waiting.isEmpty() ? List.of() : takeBatch();
-				if (next.isEmpty()) {
-					this.callsInFlight--;
-				}
-				else {
+				this.callsInFlight--;
+				// as many as there is room for: a call that waited for an id in flight may leave room for two
+				while (this.callsInFlight < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
+					List<WaitingAdd> next = takeBatch();
+					if (next.isEmpty()) {
+						break;
+					}
+					this.callsInFlight++;
 					this.toSend.add(next);
 					taken = true;
 				}
