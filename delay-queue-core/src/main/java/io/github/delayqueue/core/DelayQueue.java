@@ -184,11 +184,24 @@ public class DelayQueue implements AutoCloseable {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return this.adds.add(newJob).thenApply((code) -> {
-			boolean added = code != 0;
-			observeAdded(job, added);
-			return added;
-		});
+		// the observer told before the future completes, so that a flush finds it told
+		return this.adds.add(newJob, (code) -> observeAdded(job, code != 0)).thenApply((code) -> code != 0);
+	}
+
+	/**
+	 * Waits until every add made through this queue before this call, and not yet answered, is answered by Redis
+	 * (and its {@link JobObserver} told) or has failed: asynchronous adds ({@link #addAsync}), those a template makes
+	 * as a transaction commits among them, and adds waiting for their bucket's calls in flight. As
+	 * {@code KafkaProducer.flush()} does, it blocks until those requests are complete; it sends nothing of its own,
+	 * an add never being held back to fill a call. A failed add is not this method's failure: its own future has it.
+	 * A batch ({@link #addAll}) still being handed to its buckets by another thread is waited for as far as handed.
+	 * With a connection factory other than Lettuce's sharing its native connection, every add was answered before
+	 * it returned, and this returns at once.
+	 * @throws org.springframework.dao.QueryTimeoutException when the adds are not all answered within the time a
+	 * blocking {@link #add(Job)} would wait
+	 */
+	public void flush() {
+		this.adds.flushAndWait();
 	}
 
 	/**

@@ -229,6 +229,45 @@ class AddCoalescingIntegrationTests {
 	}
 
 	/**
+	 * A flush waits for every add made before it: those in flight, those waiting behind them, and those waiting
+	 * for the call holding their id, each with its observer told. Redis's writers are paused as the adds are made
+	 * and the flush is called, so every add is still to be answered then.
+	 */
+	@Test
+	void aFlushWaitsForEveryAddMadeBeforeItAndItsObserver() throws Exception {
+		Map<String, AtomicInteger> told = new ConcurrentHashMap<>();
+		JobObserver observer = new JobObserver() {
+			@Override
+			public void added(Job job, boolean added) {
+				String what = job.id() + (added ? "" : " refused");
+				told.computeIfAbsent(what, (key) -> new AtomicInteger()).incrementAndGet();
+			}
+		};
+		DelayQueue queue = new DelayQueue(this.queueConnections,
+				DelayQueueOptions.builder().keyPrefix(this.prefix).observer(observer).build());
+		try {
+			assertThat(queue.add(job("flush-warm-up").build())).isTrue();
+			pauseWriters();
+			List<CompletableFuture<Boolean>> adds = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				adds.add(queue.addAsync(job("flushed-" + i).build()));
+				adds.add(queue.addAsync(job("flushed-" + i).build())); // refused: waits for the call holding its id
+			}
+			Future<?> flushed = this.batchThread.submit(queue::flush);
+			assertThat(adds).noneMatch(CompletableFuture::isDone);
+
+			adminCommand("CLIENT", "UNPAUSE");
+
+			flushed.get(10, TimeUnit.SECONDS);
+			assertThat(adds).allMatch(CompletableFuture::isDone);
+			assertThat(told).hasSize(11).allSatisfy((id, times) -> assertThat(times).as(id).hasValue(1));
+		}
+		finally {
+			queue.close();
+		}
+	}
+
+	/**
 	 * A seeded random run of rounds, each adding two to five versions of one id from one thread while Redis's
 	 * writers are paused, then resetting the queue's connection under them: the last version is the one kept, every
 	 * round. Before an id's adds waited for the call in flight holding it, about one round in ten kept an earlier

@@ -44,11 +44,6 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 
 	private static final Duration POLL_INTERVAL = Duration.ofMillis(20);
 
-	/** A topic and id no application uses, read to wait for the answers to the adds made before the read. */
-	private static final String BARRIER_TOPIC = "delay-queue-test-kit";
-
-	private static final String BARRIER_ID = "answers-to-adds-made";
-
 	private final DelayQueue queue;
 
 	private final JobRecorder recorder;
@@ -257,16 +252,10 @@ public final class DelayQueueTester implements AssertProvider<DelayQueueAssert> 
 	/**
 	 * Waits until the adds the application made so far are answered, and so recorded: a send inside a transaction
 	 * is added as the transaction commits without waiting for Redis (and a send through {@code sendAsync} is added
-	 * without waiting at all), while the recorder hears of a job with Redis's answer. Two reads of Redis on the
-	 * queue's connection, one after the other: Redis answers a connection's commands in order, so the first comes back
-	 * after every add sent before it, and the second after the adds those answers let go (an add waits while two
-	 * calls of its bucket are in flight, and is sent as the first is answered). With a client that has no shared
-	 * asynchronous connection, every add is answered before it returns.
+	 * without waiting at all), while the recorder hears of a job with Redis's answer ({@link DelayQueue#flush()}).
 	 */
 	private void awaitAnswersToAddsMade() {
-		for (int read = 0; read < 2; read++) {
-			this.queue.find(BARRIER_TOPIC, BARRIER_ID);
-		}
+		this.queue.flush();
 	}
 
 	<T> T readPayload(Job job, Class<T> type) {

@@ -17,6 +17,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
@@ -93,6 +94,10 @@ public final class AddCoalescer {
 	 */
 	private static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
 
+	/** For an add whose code no one is told of before its future completes. */
+	private static final LongConsumer NOT_TOLD = (code) -> {
+	};
+
 	private final BucketOperations operations;
 
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
@@ -139,6 +144,15 @@ public final class AddCoalescer {
 	 * common fork-join pool after a retry, the add sender thread, or this one.
 	 */
 	public CompletableFuture<Long> add(NewJob job) {
+		return add(job, NOT_TOLD);
+	}
+
+	/**
+	 * Adds a job as {@link #add(NewJob)} does, telling {@code answered} of the code Redis answered on the thread
+	 * that completes the future, before it completes it: whoever waits for the future, or {@link #flush} for it,
+	 * finds it told. What {@code answered} throws becomes the future's failure.
+	 */
+	public CompletableFuture<Long> add(NewJob job, LongConsumer answered) {
 		try {
 			// here, so that no call of a lane, sent from whichever thread answered the one before, blocks on it
 			this.operations.checkRedisVersion();
@@ -147,9 +161,38 @@ public final class AddCoalescer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (!this.operations.sendsWithoutBlocking()) {
-			return call(job.bucket(), List.of(job)).thenApply((codes) -> codes.get(0));
+			return call(job.bucket(), List.of(job)).thenApply((codes) -> {
+				long code = codes.get(0);
+				answered.accept(code);
+				return code;
+			});
 		}
-		return lane(job.bucket()).add(job);
+		return lane(job.bucket()).add(job, answered);
+	}
+
+	/**
+	 * Returns a future that completes once every add waiting for its bucket or in a call not yet answered when this
+	 * is called has been answered, its {@code answered} told, or has failed (after the retries a connection failure
+	 * gets). It never fails. A batch's jobs not yet handed to their lanes are not waited for.
+	 */
+	public CompletableFuture<Void> flush() {
+		List<CompletableFuture<Long>> pending = new ArrayList<>();
+		for (Lane lane : this.lanes.values()) {
+			lane.collectPending(pending);
+		}
+		return CompletableFuture.allOf(pending.stream()
+			.map((code) -> code.handle((answered, failure) -> null))
+			.toArray(CompletableFuture[]::new));
+	}
+
+	/**
+	 * Waits for {@link #flush()}, no longer than a lone add would wait; returns at once with a client that cannot
+	 * send without blocking, whose adds were all answered before they returned.
+	 */
+	public void flushAndWait() {
+		if (this.operations.sendsWithoutBlocking()) {
+			this.operations.await(flush(), MOST_CALLS_AN_ADD_WAITS_FOR);
+		}
 	}
 
 	private Lane lane(BucketKeys bucket) {
@@ -182,7 +225,7 @@ public final class AddCoalescer {
 		Map<BucketKeys, BatchFeed> feeds = new LinkedHashMap<>();
 		List<CompletableFuture<Long>> codes = new ArrayList<>(jobs.size());
 		for (NewJob job : jobs) {
-			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
+			WaitingAdd add = new WaitingAdd(job, NOT_TOLD, new CompletableFuture<>());
 			feeds.computeIfAbsent(job.bucket(), (bucket) -> new BatchFeed(lane(bucket))).adds.add(add);
 			codes.add(add.code());
 		}
@@ -262,10 +305,10 @@ public final class AddCoalescer {
 		private final ArrayDeque<WaitingAdd> waiting = new ArrayDeque<>();
 
 		/**
-		 * Guarded by this lane: how many calls of this bucket's adds were taken and not yet answered. Adds wait
-		 * while {@value #MOST_CALLS_IN_FLIGHT} are, or while one holds an add of the first waiting add's id.
+		 * Guarded by this lane: the calls of this bucket's adds taken and not yet answered. Adds wait while
+		 * {@value #MOST_CALLS_IN_FLIGHT} are, or while one holds an add of the first waiting add's id.
 		 */
-		private int callsInFlight;
+		private final List<List<WaitingAdd>> callsInFlight = new ArrayList<>(MOST_CALLS_IN_FLIGHT);
 
 		/** Guarded by this lane: calls taken, in the order taken, not yet sent. */
 		private final ArrayDeque<List<WaitingAdd>> toSend = new ArrayDeque<>();
@@ -298,8 +341,8 @@ public final class AddCoalescer {
 			this.bucket = bucket;
 		}
 
-		CompletableFuture<Long> add(NewJob job) {
-			WaitingAdd add = new WaitingAdd(job, new CompletableFuture<>());
+		CompletableFuture<Long> add(NewJob job, LongConsumer answered) {
+			WaitingAdd add = new WaitingAdd(job, answered, new CompletableFuture<>());
 			if (enqueue(List.of(add))) {
 				sendTaken();
 			}
@@ -315,17 +358,42 @@ public final class AddCoalescer {
 			boolean taken = false;
 			synchronized (this) {
 				this.waiting.addAll(adds);
-				while (this.callsInFlight < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
-					List<WaitingAdd> batch = takeBatch();
-					if (batch.isEmpty()) {
-						break; // the first add's id is in flight: the answer to that call takes it
-					}
-					this.callsInFlight++;
-					this.toSend.add(batch);
-					taken = true;
-				}
+				taken = takeCallsWhileRoom();
 			}
 			return taken;
+		}
+
+		/**
+		 * Takes as many calls of the waiting adds as there is room in flight for, to be sent in the order taken,
+		 * and returns whether it took any. Stops when the first add waiting has an id a call in flight holds: the
+		 * answer to that call takes it. Called holding this lane.
+		 */
+		private boolean takeCallsWhileRoom() {
+			boolean taken = false;
+			while (this.callsInFlight.size() < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
+				List<WaitingAdd> call = takeBatch();
+				if (call.isEmpty()) {
+					break;
+				}
+				this.callsInFlight.add(call);
+				this.toSend.add(call);
+				taken = true;
+			}
+			return taken;
+		}
+
+		/**
+		 * Adds to {@code pending} the futures of the adds waiting and of those in calls not yet answered.
+		 */
+		synchronized void collectPending(List<CompletableFuture<Long>> pending) {
+			for (WaitingAdd add : this.waiting) {
+				pending.add(add.code());
+			}
+			for (List<WaitingAdd> call : this.callsInFlight) {
+				for (WaitingAdd add : call) {
+					pending.add(add.code());
+				}
+			}
 		}
 
 		/**
@@ -464,17 +532,9 @@ public final class AddCoalescer {
 				for (WaitingAdd add : answered) {
 					this.idsInFlight.computeIfPresent(add.job().id(), (id, adds) -> (adds > 1) ? adds - 1 : null);
 				}
-				this.callsInFlight--;
+				this.callsInFlight.removeIf((call) -> call == answered);
 				// as many as there is room for: a call that waited for an id in flight may leave room for two
-				while (this.callsInFlight < MOST_CALLS_IN_FLIGHT && !this.waiting.isEmpty()) {
-					List<WaitingAdd> next = takeBatch();
-					if (next.isEmpty()) {
-						break;
-					}
-					this.callsInFlight++;
-					this.toSend.add(next);
-					taken = true;
-				}
+				taken = takeCallsWhileRoom();
 			}
 			try {
 				if (taken) {
@@ -494,12 +554,20 @@ public final class AddCoalescer {
 						+ this.bucket.topic() + "\"");
 			}
 			for (int i = 0; i < answered.size(); i++) {
+				WaitingAdd add = answered.get(i);
 				if (cause != null) {
-					answered.get(i).code().completeExceptionally(cause);
+					add.code().completeExceptionally(cause);
+					continue;
 				}
-				else {
-					answered.get(i).code().complete(codes.get(i));
+				long code = codes.get(i);
+				try {
+					add.answered().accept(code);
 				}
+				catch (Throwable ex) { // the future's failure rather than the rest of the call's adds left unanswered
+					add.code().completeExceptionally(ex);
+					continue;
+				}
+				add.code().complete(code);
 			}
 		}
 
@@ -625,7 +693,10 @@ public final class AddCoalescer {
 
 	}
 
-	private record WaitingAdd(NewJob job, CompletableFuture<Long> code) {
+	/**
+	 * An add: its job, whom to tell of its code before {@code code} completes with it, and that future.
+	 */
+	private record WaitingAdd(NewJob job, LongConsumer answered, CompletableFuture<Long> code) {
 	}
 
 }
