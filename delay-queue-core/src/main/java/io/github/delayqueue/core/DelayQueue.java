@@ -194,9 +194,10 @@ public class DelayQueue implements AutoCloseable {
 	 * as a transaction commits among them, and adds waiting for their bucket's calls in flight. As
 	 * {@code KafkaProducer.flush()} does, it blocks until those requests are complete; it sends nothing of its own,
 	 * an add never being held back to fill a call. A failed add is not this method's failure: its own future has it.
-	 * A batch ({@link #addAll}) still being handed to its buckets by another thread is waited for as far as handed.
-	 * With a connection factory other than Lettuce's sharing its native connection, every add was answered before
-	 * it returned, and this returns at once.
+	 * A batch ({@link #addAll}) still being handed to its buckets by another thread is waited for as far as handed;
+	 * an add that a caller retries itself (as the template does after a failed send) is not, while it waits to retry.
+	 * Must not be called on the Redis client's I/O thread (from an action depending on {@link #addAsync}'s future):
+	 * it would wait there for answers that thread has to read.
 	 * @throws org.springframework.dao.QueryTimeoutException when the adds are not all answered within the time a
 	 * blocking {@link #add(Job)} would wait
 	 */

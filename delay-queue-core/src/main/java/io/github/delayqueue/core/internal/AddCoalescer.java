@@ -103,6 +103,12 @@ public final class AddCoalescer {
 	private final ConcurrentMap<BucketKeys, Lane> lanes = new ConcurrentHashMap<>();
 
 	/**
+	 * The adds made, with a client that cannot send without blocking, as a call of their own whose future has not
+	 * completed yet (see {@link #flush}).
+	 */
+	private final Set<CompletableFuture<Long>> addsOutsideLanes = ConcurrentHashMap.newKeySet();
+
+	/**
 	 * The add sender thread: sends the calls a thread left when its own failed before it was sent (see
 	 * {@code Lane.sendUntilNoneTaken}), for every lane, started for the first and gone a minute after the last.
 	 */
@@ -161,11 +167,15 @@ public final class AddCoalescer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (!this.operations.sendsWithoutBlocking()) {
-			return call(job.bucket(), List.of(job)).thenApply((codes) -> {
+			CompletableFuture<Long> add = call(job.bucket(), List.of(job)).thenApply((codes) -> {
 				long code = codes.get(0);
 				answered.accept(code);
 				return code;
 			});
+			// pending when the call did not complete at once: sent on a validated Lettuce connection, or retried
+			this.addsOutsideLanes.add(add);
+			add.whenComplete((code, failure) -> this.addsOutsideLanes.remove(add));
+			return add;
 		}
 		return lane(job.bucket()).add(job, answered);
 	}
@@ -176,7 +186,7 @@ public final class AddCoalescer {
 	 * gets). It never fails. A batch's jobs not yet handed to their lanes are not waited for.
 	 */
 	public CompletableFuture<Void> flush() {
-		List<CompletableFuture<Long>> pending = new ArrayList<>();
+		List<CompletableFuture<Long>> pending = new ArrayList<>(this.addsOutsideLanes);
 		for (Lane lane : this.lanes.values()) {
 			lane.collectPending(pending);
 		}
@@ -186,13 +196,10 @@ public final class AddCoalescer {
 	}
 
 	/**
-	 * Waits for {@link #flush()}, no longer than a lone add would wait; returns at once with a client that cannot
-	 * send without blocking, whose adds were all answered before they returned.
+	 * Waits for {@link #flush()}, no longer than a lone add would wait.
 	 */
 	public void flushAndWait() {
-		if (this.operations.sendsWithoutBlocking()) {
-			this.operations.await(flush(), MOST_CALLS_AN_ADD_WAITS_FOR);
-		}
+		this.operations.await(flush(), MOST_CALLS_AN_ADD_WAITS_FOR);
 	}
 
 	private Lane lane(BucketKeys bucket) {
@@ -310,6 +317,12 @@ public final class AddCoalescer {
 		 */
 		private final List<List<WaitingAdd>> callsInFlight = new ArrayList<>(MOST_CALLS_IN_FLIGHT);
 
+		/**
+		 * Guarded by this lane: the calls answered whose adds are being told and completed, no longer in flight but
+		 * still to be waited for by a {@link AddCoalescer#flush}.
+		 */
+		private final List<List<WaitingAdd>> callsAnswering = new ArrayList<>(MOST_CALLS_IN_FLIGHT);
+
 		/** Guarded by this lane: calls taken, in the order taken, not yet sent. */
 		private final ArrayDeque<List<WaitingAdd>> toSend = new ArrayDeque<>();
 
@@ -389,9 +402,11 @@ public final class AddCoalescer {
 			for (WaitingAdd add : this.waiting) {
 				pending.add(add.code());
 			}
-			for (List<WaitingAdd> call : this.callsInFlight) {
-				for (WaitingAdd add : call) {
-					pending.add(add.code());
+			for (List<List<WaitingAdd>> calls : List.of(this.callsInFlight, this.callsAnswering)) {
+				for (List<WaitingAdd> call : calls) {
+					for (WaitingAdd add : call) {
+						pending.add(add.code());
+					}
 				}
 			}
 		}
@@ -533,6 +548,7 @@ public final class AddCoalescer {
 					this.idsInFlight.computeIfPresent(add.job().id(), (id, adds) -> (adds > 1) ? adds - 1 : null);
 				}
 				this.callsInFlight.removeIf((call) -> call == answered);
+				this.callsAnswering.add(answered);
 				// as many as there is room for: a call that waited for an id in flight may leave room for two
 				taken = takeCallsWhileRoom();
 			}
@@ -542,7 +558,14 @@ public final class AddCoalescer {
 				}
 			}
 			finally {
-				complete(answered, codes, failure);
+				try {
+					complete(answered, codes, failure);
+				}
+				finally {
+					synchronized (this) {
+						this.callsAnswering.removeIf((call) -> call == answered);
+					}
+				}
 			}
 		}
 
