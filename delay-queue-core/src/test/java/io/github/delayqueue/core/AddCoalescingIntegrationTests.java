@@ -291,16 +291,7 @@ class AddCoalescingIntegrationTests {
 		try {
 			CompletableFuture<Boolean> add = queue.addAsync(job("slowly-told").build());
 			assertThat(telling.await(10, TimeUnit.SECONDS)).isTrue();
-			CompletableFuture<Thread> flushing = new CompletableFuture<>();
-			Future<?> flushed = this.batchThread.submit(() -> {
-				flushing.complete(Thread.currentThread());
-				queue.flush();
-			});
-			Thread flusher = flushing.get(10, TimeUnit.SECONDS);
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> flushed.isDone() || flusher.getState() == Thread.State.TIMED_WAITING);
-			assertThat(flushed).as("flush done while the observer was being told").isNotDone();
+			Future<?> flushed = flushSeenWaiting(queue, "the observer was being told");
 
 			release.countDown();
 
@@ -328,16 +319,7 @@ class AddCoalescingIntegrationTests {
 			assertThat(queue.add(job("own-call-warm-up").build())).isTrue();
 			pauseWriters();
 			CompletableFuture<Boolean> add = queue.addAsync(job("own-call").build());
-			CompletableFuture<Thread> flushing = new CompletableFuture<>();
-			Future<?> flushed = this.batchThread.submit(() -> {
-				flushing.complete(Thread.currentThread());
-				queue.flush();
-			});
-			Thread flusher = flushing.get(10, TimeUnit.SECONDS);
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> flushed.isDone() || flusher.getState() == Thread.State.TIMED_WAITING);
-			assertThat(flushed).as("flush done while the add was held").isNotDone();
+			Future<?> flushed = flushSeenWaiting(queue, "the add was held");
 
 			adminCommand("CLIENT", "UNPAUSE");
 
@@ -349,6 +331,24 @@ class AddCoalescingIntegrationTests {
 			queue.close();
 			validated.destroy();
 		}
+	}
+
+	/**
+	 * Flushes the queue on a thread of the test's own, and returns once that thread is seen waiting in the flush,
+	 * failing if the flush returned instead while {@code holdingUp} should have held it up.
+	 */
+	private Future<?> flushSeenWaiting(DelayQueue queue, String holdingUp) throws Exception {
+		CompletableFuture<Thread> flushing = new CompletableFuture<>();
+		Future<?> flushed = this.batchThread.submit(() -> {
+			flushing.complete(Thread.currentThread());
+			queue.flush();
+		});
+		Thread flusher = flushing.get(10, TimeUnit.SECONDS);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> flushed.isDone() || flusher.getState() == Thread.State.TIMED_WAITING);
+		assertThat(flushed).as("flush done while " + holdingUp).isNotDone();
+		return flushed;
 	}
 
 	/**
