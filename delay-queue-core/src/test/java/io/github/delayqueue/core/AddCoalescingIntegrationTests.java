@@ -500,6 +500,42 @@ class AddCoalescingIntegrationTests {
 	}
 
 	/**
+	 * A batch whose wait ends (here its thread is interrupted) takes back its jobs still waiting in their lane: they
+	 * are never sent, though the calls in flight ahead of them are answered and the bucket's adds go on.
+	 */
+	@Test
+	void aBatchWhoseWaitEndsTakesBackItsJobsStillWaiting() throws Exception {
+		long callsBefore = TestRedis.scriptCalls(this.admin);
+		pauseWriters();
+		List<CompletableFuture<Boolean>> inFlight = fillCallsInFlight();
+		CompletableFuture<Thread> adding = new CompletableFuture<>();
+		CompletableFuture<Throwable> ended = new CompletableFuture<>();
+		this.batchThread.execute(() -> {
+			adding.complete(Thread.currentThread());
+			try {
+				this.queue.addAll(jobs("taken-back-", 2 * AddCoalescer.MOST_JOBS_PER_CALL));
+				ended.complete(null);
+			}
+			catch (Throwable ex) {
+				ended.complete(ex);
+			}
+		});
+		Thread batch = adding.get(10, TimeUnit.SECONDS);
+		// waiting for its first job's answer, its jobs in the lane behind the two calls in flight
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batch.getState() == Thread.State.TIMED_WAITING);
+
+		batch.interrupt();
+
+		assertThat(ended.get(10, TimeUnit.SECONDS)).as("the batch's failure").isInstanceOf(DataAccessException.class);
+		adminCommand("CLIENT", "UNPAUSE");
+		assertAllAdded(inFlight);
+		assertThat(this.queue.add(job("after").build())).isTrue();
+		assertThat(TestRedis.scriptCalls(this.admin) - callsBefore).as("script calls")
+			.isEqualTo(AddCoalescer.MOST_CALLS_IN_FLIGHT + 1);
+		assertThat(this.queue.stats(TOPIC).delayed()).isEqualTo(1 + AddCoalescer.MOST_CALLS_IN_FLIGHT + 1);
+	}
+
+	/**
 	 * With writers paused, adds the jobs as a batch on a thread of their own, and returns once the batch's first
 	 * two calls are sent: the first held as a command, the second waiting in the query buffer of the queue's
 	 * connection.
