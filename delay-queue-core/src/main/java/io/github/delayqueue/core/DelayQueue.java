@@ -41,6 +41,7 @@ import io.github.delayqueue.core.internal.NewJob;
 import io.github.delayqueue.core.internal.RecoveryLogging;
 import io.github.delayqueue.core.internal.ScheduleDefinition;
 import io.github.delayqueue.core.internal.Schedules;
+import io.github.delayqueue.core.internal.ScriptRunner;
 import io.github.delayqueue.core.internal.TopicControls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,13 +185,27 @@ public class DelayQueue implements AutoCloseable {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		// the observer told before the future completes, so that a flush finds it told
-		return this.adds.add(newJob, (code) -> observeAdded(job, code != 0)).thenApply((code) -> code != 0);
+		// the observer told and the future returned completed before the add's own future completes, so that a
+		// flush finds both done
+		CompletableFuture<Boolean> added = new CompletableFuture<>();
+		this.adds.add(newJob, (code, failure) -> {
+			if (failure != null) {
+				added.completeExceptionally(failure);
+				return;
+			}
+			observeAdded(job, code != 0);
+			added.complete(code != 0);
+		}).whenComplete((code, failure) -> {
+			if (failure != null) { // before any call (the Redis version refused), or thrown by the observer
+				added.completeExceptionally(ScriptRunner.unwrap(failure));
+			}
+		});
+		return added;
 	}
 
 	/**
 	 * Waits until every add made through this queue before this call, and not yet answered, is answered by Redis
-	 * (and its {@link JobObserver} told) or has failed: asynchronous adds ({@link #addAsync}), those a template makes
+	 * (its {@link JobObserver} told) or has failed, the future {@link #addAsync} returned for it complete: asynchronous adds ({@link #addAsync}), those a template makes
 	 * as a transaction commits among them, and adds waiting for their bucket's calls in flight. As
 	 * {@code KafkaProducer.flush()} does, it blocks until those requests are complete; it sends nothing of its own,
 	 * an add never being held back to fill a call. A failed add is not this method's failure: its own future has it.

@@ -269,7 +269,8 @@ class AddCoalescingIntegrationTests {
 
 	/**
 	 * A call whose answer has come and whose adds' observers are being told is still waited for by a flush: here the
-	 * observer of one add holds the Redis client's I/O thread until the flush is seen waiting.
+	 * observer of one add holds the thread that completes it (the Redis client's I/O thread, or the adding thread
+	 * when the answer came before that thread looked) until the flush is seen waiting.
 	 */
 	@Test
 	void aFlushWaitsForAnAddWhoseObserverIsBeingTold() throws Exception {
@@ -288,8 +289,10 @@ class AddCoalescingIntegrationTests {
 		};
 		DelayQueue queue = new DelayQueue(this.queueConnections,
 				DelayQueueOptions.builder().keyPrefix(this.prefix).observer(observer).build());
+		ExecutorService addingThread = Executors.newSingleThreadExecutor();
 		try {
-			CompletableFuture<Boolean> add = queue.addAsync(job("slowly-told").build());
+			CompletableFuture<CompletableFuture<Boolean>> add = CompletableFuture
+				.supplyAsync(() -> queue.addAsync(job("slowly-told").build()), addingThread);
 			assertThat(telling.await(10, TimeUnit.SECONDS)).isTrue();
 			Future<?> flushed = flushSeenWaiting(queue, "the observer was being told");
 
@@ -297,10 +300,11 @@ class AddCoalescingIntegrationTests {
 
 			flushed.get(10, TimeUnit.SECONDS);
 			assertThat(told).isTrue();
-			assertAdded(add);
+			assertAdded(add.get(10, TimeUnit.SECONDS));
 		}
 		finally {
 			release.countDown();
+			addingThread.shutdownNow();
 			queue.close();
 		}
 	}

@@ -11,13 +11,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
@@ -94,8 +94,8 @@ public final class AddCoalescer {
 	 */
 	private static final int MOST_CALLS_AN_ADD_WAITS_FOR = 2 * ConnectionRetries.MAX_ATTEMPTS;
 
-	/** For an add whose code no one is told of before its future completes. */
-	private static final LongConsumer NOT_TOLD = (code) -> {
+	/** For an add whose outcome no one is told of before its future completes. */
+	private static final Outcome NOT_TOLD = (code, failure) -> {
 	};
 
 	private final BucketOperations operations;
@@ -154,11 +154,12 @@ public final class AddCoalescer {
 	}
 
 	/**
-	 * Adds a job as {@link #add(NewJob)} does, telling {@code answered} of the code Redis answered on the thread
-	 * that completes the future, before it completes it: whoever waits for the future, or {@link #flush} for it,
-	 * finds it told. What {@code answered} throws becomes the future's failure.
+	 * Adds a job as {@link #add(NewJob)} does, telling {@code outcome} of the code Redis answered, or of the
+	 * failure, on the thread that completes the future, before it completes it: whoever waits for the future, or
+	 * {@link #flush} for it, finds it told. What {@code outcome} throws for a code becomes the future's failure. A
+	 * failure before the add reaches a call (the Redis version refused) fails the future untold.
 	 */
-	public CompletableFuture<Long> add(NewJob job, LongConsumer answered) {
+	public CompletableFuture<Long> add(NewJob job, Outcome outcome) {
 		try {
 			// here, so that no call of a lane, sent from whichever thread answered the one before, blocks on it
 			this.operations.checkRedisVersion();
@@ -167,9 +168,14 @@ public final class AddCoalescer {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (!this.operations.sendsWithoutBlocking()) {
-			CompletableFuture<Long> add = call(job.bucket(), List.of(job)).thenApply((codes) -> {
+			CompletableFuture<Long> add = call(job.bucket(), List.of(job)).handle((codes, failure) -> {
+				if (failure != null) {
+					Throwable cause = ScriptRunner.unwrap(failure);
+					outcome.told(null, cause);
+					throw new CompletionException(cause);
+				}
 				long code = codes.get(0);
-				answered.accept(code);
+				outcome.told(code, null);
 				return code;
 			});
 			// pending when the call did not complete at once: sent on a validated Lettuce connection, or retried
@@ -177,13 +183,26 @@ public final class AddCoalescer {
 			add.whenComplete((code, failure) -> this.addsOutsideLanes.remove(add));
 			return add;
 		}
-		return lane(job.bucket()).add(job, answered);
+		return lane(job.bucket()).add(job, outcome);
+	}
+
+	/**
+	 * Told of an add's outcome before its future completes (see {@link #add(NewJob, Outcome)}).
+	 */
+	@FunctionalInterface
+	public interface Outcome {
+
+		/**
+		 * The add's code, or ({@code code} {@code null}) its failure.
+		 */
+		void told(Long code, Throwable failure);
+
 	}
 
 	/**
 	 * Returns a future that completes once every add waiting for its bucket or in a call not yet answered when this
-	 * is called has been answered, its {@code answered} told, or has failed (after the retries a connection failure
-	 * gets). It never fails. A batch's jobs not yet handed to their lanes are not waited for.
+	 * is called has been answered or has failed (after the retries a connection failure gets), its {@link Outcome}
+	 * told. It never fails. A batch's jobs not yet handed to their lanes are not waited for.
 	 */
 	public CompletableFuture<Void> flush() {
 		List<CompletableFuture<Long>> pending = new ArrayList<>(this.addsOutsideLanes);
@@ -354,8 +373,8 @@ public final class AddCoalescer {
 			this.bucket = bucket;
 		}
 
-		CompletableFuture<Long> add(NewJob job, LongConsumer answered) {
-			WaitingAdd add = new WaitingAdd(job, answered, new CompletableFuture<>());
+		CompletableFuture<Long> add(NewJob job, Outcome outcome) {
+			WaitingAdd add = new WaitingAdd(job, outcome, new CompletableFuture<>());
 			if (enqueue(List.of(add))) {
 				sendTaken();
 			}
@@ -578,19 +597,20 @@ public final class AddCoalescer {
 			}
 			for (int i = 0; i < answered.size(); i++) {
 				WaitingAdd add = answered.get(i);
-				if (cause != null) {
-					add.code().completeExceptionally(cause);
-					continue;
-				}
-				long code = codes.get(i);
+				Long code = (cause != null) ? null : codes.get(i);
 				try {
-					add.answered().accept(code);
+					add.outcome().told(code, cause);
 				}
 				catch (Throwable ex) { // the future's failure rather than the rest of the call's adds left unanswered
-					add.code().completeExceptionally(ex);
+					add.code().completeExceptionally((cause != null) ? cause : ex);
 					continue;
 				}
-				add.code().complete(code);
+				if (cause != null) {
+					add.code().completeExceptionally(cause);
+				}
+				else {
+					add.code().complete(code);
+				}
 			}
 		}
 
@@ -717,9 +737,9 @@ public final class AddCoalescer {
 	}
 
 	/**
-	 * An add: its job, whom to tell of its code before {@code code} completes with it, and that future.
+	 * An add: its job, whom to tell of its outcome before {@code code} completes with it, and that future.
 	 */
-	private record WaitingAdd(NewJob job, LongConsumer answered, CompletableFuture<Long> code) {
+	private record WaitingAdd(NewJob job, Outcome outcome, CompletableFuture<Long> code) {
 	}
 
 }

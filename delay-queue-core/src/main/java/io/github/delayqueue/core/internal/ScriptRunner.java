@@ -275,7 +275,7 @@ public final class ScriptRunner {
 	/**
 	 * The failure inside the {@link CompletionException}s and {@link ExecutionException}s wrapped around it.
 	 */
-	static Throwable unwrap(Throwable failure) {
+	public static Throwable unwrap(Throwable failure) {
 		Throwable cause = failure;
 		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
 				&& cause.getCause() != null) {
