@@ -49,10 +49,10 @@ public final class ReplyDelayProxy implements AutoCloseable {
 	 */
 	private CompletableFuture<Void> holdStarted;
 
-	/** Guarded by {@link #holdLock}: whether replies are held. */
-	private boolean holding;
-
-	/** Guarded by {@link #holdLock}: the socket to Redis that carried the request replies are held from. */
+	/**
+	 * Guarded by {@link #holdLock}: the socket to Redis that carried the request replies are held from, {@code null}
+	 * while replies are not held.
+	 */
 	private Socket heldAfter;
 
 	public ReplyDelayProxy(String redisHost, int redisPort, Duration replyDelay) throws IOException {
@@ -96,7 +96,6 @@ public final class ReplyDelayProxy implements AutoCloseable {
 				this.holdStarted.completeExceptionally(new IllegalStateException("Released before any reply was held"));
 			}
 			this.holdMarker = null;
-			this.holding = false;
 			this.heldAfter = null;
 			this.holdLock.notifyAll();
 		}
@@ -169,8 +168,7 @@ public final class ReplyDelayProxy implements AutoCloseable {
 
 	private void startHoldingOnMarker(Socket redis, byte[] request, int length) {
 		synchronized (this.holdLock) {
-			if (this.holdMarker != null && !this.holding && contains(request, length, this.holdMarker)) {
-				this.holding = true;
+			if (this.holdMarker != null && this.heldAfter == null && contains(request, length, this.holdMarker)) {
 				this.heldAfter = redis;
 			}
 		}
@@ -187,7 +185,7 @@ public final class ReplyDelayProxy implements AutoCloseable {
 
 	private void awaitNotHolding() throws InterruptedException {
 		synchronized (this.holdLock) {
-			while (this.holding && !this.closed) {
+			while (this.heldAfter != null && !this.closed) {
 				this.holdLock.wait(100);
 			}
 		}

@@ -209,9 +209,8 @@ public final class AddCoalescer {
 		for (Lane lane : this.lanes.values()) {
 			lane.collectPending(pending);
 		}
-		return CompletableFuture.allOf(pending.stream()
-			.map((code) -> code.handle((answered, failure) -> null))
-			.toArray(CompletableFuture[]::new));
+		// allOf waits for every one, whichever fail
+		return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).handle((all, failure) -> null);
 	}
 
 	/**
