@@ -544,14 +544,47 @@ public class DelayQueue implements AutoCloseable {
 	 * @throws BucketCountMismatchException as {@link #stats(String)} does, for the first such topic
 	 */
 	public Map<String, TopicStats> stats(Collection<String> topics) {
+		Map<String, TopicStats> stats = new LinkedHashMap<>();
+		readBucketStats(topics).forEach((topic, buckets) -> stats.put(topic, topicStats(topic, buckets)));
+		return stats;
+	}
+
+	/**
+	 * Reads what an operator's overview shows of several topics: each one's counts, as {@link #stats(String)}
+	 * counts them, whether it is {@link #isPaused paused} and its {@link #rateLimit rate limit}, one script per
+	 * bucket that reads them all, every topic's sent together (and the bucket counts of topics not checked yet in
+	 * one read): an overview of hundreds of topics takes a few round trips rather than several per topic. Returns
+	 * them in the order of {@code topics}.
+	 * @throws BucketCountMismatchException as {@link #stats(String)} does, for the first such topic
+	 * @throws InvalidJobException when a topic's rate limit, as Redis holds it, cannot be read
+	 */
+	public Map<String, TopicOverview> overview(Collection<String> topics) {
+		Map<String, TopicOverview> overview = new LinkedHashMap<>();
+		readBucketStats(topics).forEach((topic, buckets) -> {
+			boolean paused = buckets.stream().allMatch(BucketStats::paused);
+			// set on every bucket by one call; read from the first, as rateLimit(topic) does
+			String rateLimit = buckets.get(0).rateLimit();
+			overview.put(topic, new TopicOverview(topicStats(topic, buckets), paused,
+					(rateLimit != null) ? RateLimit.parse(rateLimit) : null));
+		});
+		return overview;
+	}
+
+	/**
+	 * Reads every bucket of each topic, the reads of all sent together, and returns them by topic in the order
+	 * given (each topic once).
+	 */
+	private Map<String, List<BucketStats>> readBucketStats(Collection<String> topics) {
+		topics.forEach(Job::checkTopic);
+		this.bucketCounts.checkWithoutRecording(topics, this.options::bucketsOf);
 		Map<String, List<CompletableFuture<BucketStats>>> reads = new LinkedHashMap<>();
 		for (String topic : topics) {
-			reads.computeIfAbsent(Job.checkTopic(topic),
+			reads.computeIfAbsent(topic,
 					(name) -> bucketsToRead(name).stream().map(this.operations::statsAsync).toList());
 		}
-		Map<String, TopicStats> stats = new LinkedHashMap<>();
+		Map<String, List<BucketStats>> stats = new LinkedHashMap<>();
 		reads.forEach((topic, buckets) -> stats.put(topic,
-				topicStats(topic, buckets.stream().map((read) -> this.operations.await(read, 1)).toList())));
+				buckets.stream().map((read) -> this.operations.await(read, 1)).toList()));
 		return stats;
 	}
 

@@ -96,8 +96,11 @@ class BucketCountIntegrationTests {
 		assertThat(queue.isIdle(TOPIC)).isTrue();
 		assertThat(queue.schedules(TOPIC)).isEmpty();
 		assertThat(queue.findSchedule(TOPIC, "nightly")).isEmpty();
+		assertThat(queue.stats(List.of(TOPIC, "other"))).containsOnlyKeys(TOPIC, "other");
+		assertThat(queue.overview(List.of(TOPIC, "other")).get(TOPIC).stats().delayed()).isZero();
 
 		assertThat(redis.hasKey(layout(4).bucketCount(TOPIC))).isFalse();
+		assertThat(redis.hasKey(layout(4).bucketCount("other"))).isFalse();
 		queue.add(job("a").build());
 		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
 	}
@@ -115,6 +118,12 @@ class BucketCountIntegrationTests {
 		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.payload(TOPIC, "a"));
 		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.deadLetters(TOPIC, 10));
 		assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(() -> other.schedules(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class)
+			.isThrownBy(() -> other.stats(List.of("unused", TOPIC)))
+			.satisfies((ex) -> assertThat(ex.getTopic()).isEqualTo(TOPIC));
+		assertThatExceptionOfType(BucketCountMismatchException.class)
+			.isThrownBy(() -> other.overview(List.of("unused", TOPIC)))
+			.satisfies((ex) -> assertThat(ex.getTopic()).isEqualTo(TOPIC));
 		assertThat(recordedBuckets(TOPIC)).isEqualTo("4");
 	}
 

@@ -1,7 +1,12 @@
 package io.github.delayqueue.core.internal;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delayqueue.core.BucketCountMismatchException;
@@ -66,6 +71,36 @@ public final class BucketCounts {
 		}
 		this.checked.add(topic);
 		return buckets;
+	}
+
+	/**
+	 * Checks several topics as {@link #checkWithoutRecording(String, int)} checks one, {@code bucketsOf} giving
+	 * each its configured count, with one read ({@code MGET}) of the counts not checked yet rather than one each:
+	 * an overview of hundreds of topics no look has checked yet takes one round trip for them, not hundreds.
+	 * @throws BucketCountMismatchException for the first topic, in the order given, with another count recorded
+	 */
+	public void checkWithoutRecording(Collection<String> topics, ToIntFunction<String> bucketsOf) {
+		List<String> unchecked = new ArrayList<>(new LinkedHashSet<>(topics));
+		unchecked.removeIf(this.checked::contains);
+		if (unchecked.isEmpty()) {
+			return;
+		}
+		List<String> countKeys = unchecked.stream().map(this.keys::bucketCount).toList();
+		List<String> recorded = ConnectionRetries.call("bucket count read", unchecked.get(0),
+				() -> this.redis.opsForValue().multiGet(countKeys));
+		for (int i = 0; i < unchecked.size(); i++) {
+			String topic = unchecked.get(i);
+			String count = (recorded != null) ? recorded.get(i) : null;
+			if (count == null) {
+				continue; // no queue has used it: nothing to check, and nothing to remember
+			}
+			int buckets = bucketsOf.applyAsInt(topic);
+			int recordedBuckets = parse(topic, countKeys.get(i), count);
+			if (recordedBuckets != buckets) {
+				throw new BucketCountMismatchException(topic, recordedBuckets, buckets);
+			}
+			this.checked.add(topic);
+		}
 	}
 
 	/**

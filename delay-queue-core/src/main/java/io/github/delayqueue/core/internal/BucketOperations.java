@@ -534,13 +534,14 @@ public final class BucketOperations {
 	}
 
 	private static List<String> statsKeys(BucketKeys keys) {
-		return List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead());
+		return List.of(keys.delayed(), keys.ready(), keys.reserved(), keys.dead(), keys.control());
 	}
 
 	private static BucketStats bucketStats(List reply) {
 		return new BucketStats(RedisReplies.asLong(reply.get(0)), RedisReplies.asLong(reply.get(1)),
 				RedisReplies.asLong(reply.get(2)), RedisReplies.asLong(reply.get(3)), RedisReplies.asLong(reply.get(4)),
-				RedisReplies.asLong(reply.get(5)), RedisReplies.asLong(reply.get(6)));
+				RedisReplies.asLong(reply.get(5)), RedisReplies.asLong(reply.get(6)),
+				RedisReplies.asLong(reply.get(7)) == 1, RedisReplies.asString(reply.get(8)));
 	}
 
 	public List<DeadLetter> deadLetters(BucketKeys keys, int offset, int limit) {
