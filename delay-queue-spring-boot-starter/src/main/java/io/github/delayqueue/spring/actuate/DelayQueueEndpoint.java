@@ -22,6 +22,7 @@ import io.github.delayqueue.core.NoSuchScheduleException;
 import io.github.delayqueue.core.Recurrence;
 import io.github.delayqueue.core.ScheduleInfo;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.TopicOverview;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import org.jspecify.annotations.Nullable;
@@ -116,12 +117,12 @@ public class DelayQueueEndpoint {
 	@ReadOperation
 	public TopicsDescriptor topics() {
 		Map<String, TopicSummaryDescriptor> summaries = new LinkedHashMap<>();
-		for (String topic : this.topics.getTopics()) {
-			TopicStats stats = this.queue.stats(topic);
+		this.queue.overview(this.topics.getTopics()).forEach((topic, overview) -> {
+			TopicStats stats = overview.stats();
 			summaries.put(topic, new TopicSummaryDescriptor(stats.delayed(), stats.ready(), stats.reserved(),
 					stats.dead(), stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic),
-					this.queue.isPaused(topic), rateLimit(topic)));
-		}
+					overview.paused(), text(overview.rateLimit())));
+		});
 		return new TopicsDescriptor(summaries);
 	}
 
@@ -142,7 +143,8 @@ public class DelayQueueEndpoint {
 			throw new InvalidEndpointRequestException("offset + limit must be at most " + JobPage.MAX_DEPTH
 					+ "; find jobs beyond by id", "Invalid page");
 		}
-		TopicStats stats = stats(topic);
+		TopicOverview overview = overview(topic);
+		TopicStats stats = overview.stats();
 		DeadLettersDescriptor deadLetters = null;
 		JobPageDescriptor jobs = null;
 		if (state == null) {
@@ -155,8 +157,8 @@ public class DelayQueueEndpoint {
 		List<ConsumerDescriptor> consumers = this.queue.consumers(topic).stream().map(ConsumerDescriptor::of).toList();
 		return new TopicDescriptor(topic, this.queue.options().bucketsOf(topic), this.queue.isPolling(topic),
 				stats.delayed(), stats.ready(), stats.reserved(), stats.dead(), stats.oldestReadyAge(),
-				stats.promotionLag(), this.lateness.apply(topic), this.queue.isPaused(topic), rateLimit(topic),
-				consumers, deadLetters, jobs, this.queue.schedules(topic).stream().map(ScheduleDescriptor::of).toList());
+				stats.promotionLag(), this.lateness.apply(topic), overview.paused(), text(overview.rateLimit()), consumers,
+				deadLetters, jobs, this.queue.schedules(topic).stream().map(ScheduleDescriptor::of).toList());
 	}
 
 	@ReadOperation
@@ -223,7 +225,11 @@ public class DelayQueueEndpoint {
 	}
 
 	private @Nullable String rateLimit(String topic) {
-		return this.queue.rateLimit(topic).map(RateLimit::toString).orElse(null);
+		return text(this.queue.rateLimit(topic).orElse(null));
+	}
+
+	private static @Nullable String text(@Nullable RateLimit limit) {
+		return (limit != null) ? limit.toString() : null;
 	}
 
 	/**
@@ -344,9 +350,9 @@ public class DelayQueueEndpoint {
 		}
 	}
 
-	private TopicStats stats(String topic) {
+	private TopicOverview overview(String topic) {
 		try {
-			return this.queue.stats(topic);
+			return this.queue.overview(List.of(topic)).get(topic);
 		}
 		catch (InvalidJobException ex) {
 			throw invalid(ex);

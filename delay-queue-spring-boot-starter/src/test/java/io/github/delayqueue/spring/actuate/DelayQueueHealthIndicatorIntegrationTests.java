@@ -252,6 +252,49 @@ class DelayQueueHealthIndicatorIntegrationTests {
 		}
 	}
 
+	@Test
+	void theFirstCheckOfManyTopicsReadsTheirBucketCountsTogether() throws Exception {
+		List<String> names = IntStream.range(0, 150).mapToObj((i) -> "first-" + i).toList();
+		DelayQueueOptions options = DelayQueueOptions.builder()
+			.keyPrefix(this.keyPrefix)
+			.bucketsByTopic(names.stream().collect(Collectors.toMap((name) -> name, (name) -> 2)))
+			.build();
+		LettuceConnectionFactory direct = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.server.host(), this.server.port()));
+		direct.afterPropertiesSet();
+		direct.start();
+		try (ReplyDelayProxy slow = new ReplyDelayProxy(this.server.host(), this.server.port(),
+				Duration.ofMillis(20)); DelayQueue producer = new DelayQueue(direct, options)) {
+			for (String name : names) {
+				producer.add(Job.builder(name).payload("{}").delay(Duration.ofHours(1)).build());
+			}
+			LettuceConnectionFactory connections = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", slow.port()));
+			connections.afterPropertiesSet();
+			connections.start();
+			// another instance's queue, which has not checked the topics' bucket counts yet: one read of them
+			// each, one after another, took 3 s, and the check reported Redis unreachable after its 2 s
+			DelayQueue queue = new DelayQueue(connections, options);
+			DelayQueueHealthIndicator indicator = new DelayQueueHealthIndicator(queue,
+					new DelayQueueTopics(names, List::of), connections, Duration.ofMinutes(1), Duration.ofSeconds(2));
+			try {
+				Health health = indicator.health();
+
+				assertThat(health.getStatus()).as("%s", health.getDetails()).isEqualTo(Status.UP);
+				assertThat(topics(health)).hasSize(150)
+					.allSatisfy((name, topic) -> assertThat(topic).containsEntry("delayed", 1L));
+			}
+			finally {
+				indicator.close();
+				queue.close();
+				connections.destroy();
+			}
+		}
+		finally {
+			direct.destroy();
+		}
+	}
+
 	private static Health health(AssertableApplicationContext context) {
 		return context.getBean(DelayQueueHealthIndicator.class).health();
 	}
