@@ -3,7 +3,9 @@ package io.github.delayqueue.console;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
 
@@ -12,6 +14,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.TopicOverview;
 import io.github.delayqueue.core.TopicStats;
 
 /**
@@ -27,6 +30,21 @@ public interface ConsoleOperations {
 	SortedSet<String> topics();
 
 	TopicStats stats(String topic);
+
+	/**
+	 * Returns what the overview shows of each topic (its counts, whether it is paused, its rate limit), in the order
+	 * given. This default reads one topic after another; {@link DelayQueueConsoleOperations} reads them all together
+	 * ({@link io.github.delayqueue.core.DelayQueue#overview}).
+	 * @throws io.github.delayqueue.core.BucketCountMismatchException for the first topic laid out in another bucket
+	 * count, the console then reading the topics one by one to show that one with its reason
+	 */
+	default Map<String, TopicOverview> overview(Collection<String> topics) {
+		Map<String, TopicOverview> overview = new LinkedHashMap<>();
+		for (String topic : topics) {
+			overview.put(topic, new TopicOverview(stats(topic), isPaused(topic), rateLimit(topic).orElse(null)));
+		}
+		return overview;
+	}
 
 	/**
 	 * Returns whether the topic is paused, across the fleet.

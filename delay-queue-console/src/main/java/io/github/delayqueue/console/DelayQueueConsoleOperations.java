@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -17,6 +18,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobPage;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.TopicOverview;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import org.jspecify.annotations.Nullable;
@@ -144,6 +146,11 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 	@Override
 	public TopicStats stats(String topic) {
 		return this.queue.stats(topic);
+	}
+
+	@Override
+	public Map<String, TopicOverview> overview(Collection<String> topics) {
+		return this.queue.overview(topics);
 	}
 
 	@Override

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
 import java.util.function.Function;
 
 import io.github.delayqueue.console.ConsoleOperations;
@@ -26,7 +28,7 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.RateLimit;
-import io.github.delayqueue.core.TopicStats;
+import io.github.delayqueue.core.TopicOverview;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -87,13 +89,23 @@ public class ConsoleApiController {
 
 	@GetMapping("/topics")
 	public List<TopicSummary> topics() {
-		return this.operations.topics().stream().map(this::summaryOrProblem).toList();
+		SortedSet<String> topics = this.operations.topics();
+		Map<String, TopicOverview> overview;
+		try {
+			overview = this.operations.overview(topics);
+		}
+		catch (IllegalStateException ex) {
+			// a topic laid out in another bucket count, by another application, or one whose count cannot be read:
+			// each topic on its own, to name it
+			return topics.stream().map(this::summaryOrProblem).toList();
+		}
+		return overview.values().stream().map(this::summary).toList();
 	}
 
 	@GetMapping("/topics/{topic}")
 	public TopicDetail topic(@PathVariable String topic) {
-		TopicStats stats = this.operations.stats(topic);
-		return new TopicDetail(summary(stats), stats.promotionLag().toMillis());
+		TopicOverview overview = overview(topic);
+		return new TopicDetail(summary(overview), overview.stats().promotionLag().toMillis());
 	}
 
 	@GetMapping("/topics/{topic}/jobs")
@@ -250,7 +262,7 @@ public class ConsoleApiController {
 	 */
 	private TopicSummary summaryOrProblem(String topic) {
 		try {
-			return summary(this.operations.stats(topic));
+			return summary(overview(topic));
 		}
 		catch (BucketCountMismatchException ex) {
 			return TopicSummary.unreadable(topic, otherBucketCountMessage(ex));
@@ -266,10 +278,13 @@ public class ConsoleApiController {
 				+ "the topic";
 	}
 
-	private TopicSummary summary(TopicStats stats) {
-		String topic = stats.topic();
-		return TopicSummary.of(stats, this.operations.isPaused(topic), this.operations.rateLimit(topic).orElse(null),
-				this.localMetrics.apply(topic));
+	private TopicOverview overview(String topic) {
+		return this.operations.overview(List.of(topic)).get(topic);
+	}
+
+	private TopicSummary summary(TopicOverview overview) {
+		return TopicSummary.of(overview.stats(), overview.paused(), overview.rateLimit(),
+				this.localMetrics.apply(overview.stats().topic()));
 	}
 
 	private static ActionResult done(String action, String topic, @Nullable String id, @Nullable Long count,

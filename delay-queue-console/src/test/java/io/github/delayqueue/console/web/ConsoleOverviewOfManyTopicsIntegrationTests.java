@@ -1,0 +1,117 @@
+package io.github.delayqueue.console.web;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import io.github.delayqueue.console.DelayQueueConsoleOperations;
+import io.github.delayqueue.console.web.ConsoleResponses.TopicSummary;
+import io.github.delayqueue.core.DelayQueue;
+import io.github.delayqueue.core.DelayQueueOptions;
+import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.spring.config.DelayQueueTopics;
+import io.github.delayqueue.test.RedisServer;
+import io.github.delayqueue.test.RedisTest;
+import io.github.delayqueue.test.ReplyDelayProxy;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The console's overview reads every topic together: with replies 20 ms late, 150 topics are shown in less than a
+ * round trip per topic, where reading each topic's bucket count, counts, pause and rate limit one after another took
+ * about 18 s; a topic laid out by another application in another bucket count is still shown with its reason, the
+ * others read as before.
+ */
+@RedisTest
+class ConsoleOverviewOfManyTopicsIntegrationTests {
+
+	private static final Duration REPLY_DELAY = Duration.ofMillis(20);
+
+	@Test
+	void theOverviewReadsEveryTopicTogether(RedisServer server) throws Exception {
+		List<String> names = IntStream.range(0, 150).mapToObj((i) -> "many-" + i).toList();
+		String prefix = server.newKeyPrefix();
+		DelayQueueOptions options = DelayQueueOptions.builder()
+			.keyPrefix(prefix)
+			.bucketsByTopic(names.stream().collect(Collectors.toMap((name) -> name, (name) -> 2)))
+			.build();
+		LettuceConnectionFactory direct = connections(server.host(), server.port());
+		try (ReplyDelayProxy slow = new ReplyDelayProxy(server.host(), server.port(), REPLY_DELAY);
+				DelayQueue producer = new DelayQueue(direct, options)) {
+			for (String name : names) {
+				producer.add(Job.builder(name).payload("{}").delay(Duration.ofHours(1)).build());
+			}
+			producer.pause("many-3");
+			producer.setRateLimit("many-4", RateLimit.parse("10/1s"));
+			LettuceConnectionFactory connections = connections("127.0.0.1", slow.port());
+			try (DelayQueue queue = new DelayQueue(connections, options)) {
+				ConsoleApiController console = new ConsoleApiController(
+						new DelayQueueConsoleOperations(queue, new DelayQueueTopics(names, List::of)), false,
+						(topic) -> null);
+				console.topics(); // the look for the topics in Redis, a SCAN kept for a while, is not timed
+
+				long start = System.nanoTime();
+				List<TopicSummary> topics = console.topics();
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+				assertThat(topics).hasSize(150).allSatisfy((topic) -> {
+					assertThat(topic.delayed()).as(topic.topic()).isEqualTo(1);
+					assertThat(topic.paused()).as(topic.topic()).isEqualTo(topic.topic().equals("many-3"));
+					assertThat(topic.rateLimit()).as(topic.topic())
+						.isEqualTo(topic.topic().equals("many-4") ? "10/1s" : null);
+				});
+				assertThat(took).as("showed %d topics with replies %s late", names.size(), REPLY_DELAY)
+					.isLessThan(REPLY_DELAY.multipliedBy(names.size()));
+			}
+			finally {
+				connections.destroy();
+			}
+		}
+		finally {
+			direct.destroy();
+		}
+	}
+
+	@Test
+	void aTopicOfAnotherBucketCountIsShownWithItsReasonAndTheOthersAsRead(RedisServer server) {
+		String prefix = server.newKeyPrefix();
+		LettuceConnectionFactory connections = connections(server.host(), server.port());
+		try (DelayQueue theirs = new DelayQueue(connections,
+				DelayQueueOptions.builder().keyPrefix(prefix).bucketsByTopic(Map.of("theirs", 4)).build());
+				DelayQueue ours = new DelayQueue(connections, DelayQueueOptions.builder().keyPrefix(prefix).build())) {
+			theirs.add(Job.builder("theirs").payload("{}").build());
+			ours.add(Job.builder("a-mine").payload("{}").build());
+			ours.add(Job.builder("z-mine").payload("{}").build());
+			ours.pause("z-mine");
+			ConsoleApiController console = new ConsoleApiController(
+					new DelayQueueConsoleOperations(ours, new DelayQueueTopics(List.of(), List::of)), false,
+					(topic) -> null);
+
+			List<TopicSummary> topics = console.topics();
+
+			assertThat(topics).extracting(TopicSummary::topic).containsExactly("a-mine", "theirs", "z-mine");
+			assertThat(topics.get(0).delayed() + topics.get(0).ready()).isEqualTo(1);
+			assertThat(topics.get(1).problem()).startsWith("Laid out in 4 buckets by another application");
+			assertThat(topics.get(2).paused()).isTrue();
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	private static LettuceConnectionFactory connections(String host, int port) {
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(host, port));
+		connections.afterPropertiesSet();
+		connections.start();
+		return connections;
+	}
+
+}
