@@ -230,6 +230,29 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
+	void anOverviewReadsTopicsWhoseBucketCountsAndBucketsLieOnSeveralMasters() {
+		List<String> topics = new ArrayList<>(List.of(TOPIC));
+		for (int i = 0; i < 12; i++) {
+			topics.add("elsewhere-" + i);
+			this.queue.add(Job.builder("elsewhere-" + i).payload("{}").delay(Duration.ofHours(1)).build());
+		}
+		this.queue.add(Job.builder(TOPIC).payload("{}").delay(Duration.ofHours(1)).build());
+		this.queue.pause(TOPIC);
+		this.queue.setRateLimit(TOPIC, RateLimit.parse("80/1s"));
+		// a queue that has checked no bucket count yet: one MGET, split by Spring Data Redis over the masters
+		try (DelayQueue fresh = new DelayQueue(this.connectionFactory, this.queue.options())) {
+			Map<String, TopicOverview> overview = fresh.overview(topics);
+
+			assertThat(overview.keySet()).containsExactlyElementsOf(topics);
+			assertThat(overview.values()).allSatisfy((topic) -> assertThat(topic.stats().delayed()).isEqualTo(1));
+			assertThat(overview.get(TOPIC).paused()).isTrue();
+			assertThat(overview.get(TOPIC).rateLimit()).isEqualTo(RateLimit.parse("80/1s"));
+			assertThat(overview.get("elsewhere-0")).extracting(TopicOverview::paused, TopicOverview::rateLimit)
+				.containsExactly(false, null);
+		}
+	}
+
+	@Test
 	void aTopicsJobsAreMovedAcrossMastersToANewBucketCountAndRefusedBeforehand(RedisCluster cluster) {
 		List<Job> jobs = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {
