@@ -550,13 +550,25 @@ public class DelayQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Reads what an operator's overview shows of several topics: each one's counts, as {@link #stats(String)}
-	 * counts them, whether it is {@link #isPaused paused} and its {@link #rateLimit rate limit}, one script per
-	 * bucket that reads them all, every topic's sent together (and the bucket counts of topics not checked yet in
-	 * one read): an overview of hundreds of topics takes a few round trips rather than several per topic. Returns
-	 * them in the order of {@code topics}.
+	 * Reads what an operator's overview shows of a topic: its counts, as {@link #stats(String)} counts them,
+	 * whether it is {@link #isPaused paused} and its {@link #rateLimit rate limit}, in one script per bucket that
+	 * reads them all (see {@link #overview(Collection)}).
+	 * @throws BucketCountMismatchException as {@link #stats(String)} does
+	 * @throws IllegalStateException when the topic's rate limit, as Redis holds it, cannot be read
+	 */
+	public TopicOverview overview(String topic) {
+		return overview(List.of(topic)).get(topic);
+	}
+
+	/**
+	 * Reads what an operator's overview shows of several topics, as {@link #overview(String)} reads one, with every
+	 * topic's reads sent together, and the bucket counts of the topics not checked yet read in one command: over a
+	 * Lettuce connection the factory shares (Spring Boot's default), an overview of hundreds of topics takes a few
+	 * round trips rather than several per topic. With another client (Jedis, or a pool) each bucket's read still
+	 * waits for the one before. Returns each topic once, in the order of {@code topics}.
+	 * @throws InvalidJobException when a topic's name is not valid
 	 * @throws BucketCountMismatchException as {@link #stats(String)} does, for the first such topic
-	 * @throws InvalidJobException when a topic's rate limit, as Redis holds it, cannot be read
+	 * @throws IllegalStateException when a topic's rate limit, as Redis holds it, cannot be read
 	 */
 	public Map<String, TopicOverview> overview(Collection<String> topics) {
 		Map<String, TopicOverview> overview = new LinkedHashMap<>();
@@ -565,7 +577,7 @@ public class DelayQueue implements AutoCloseable {
 			// set on every bucket by one call; read from the first, as rateLimit(topic) does
 			String rateLimit = buckets.get(0).rateLimit();
 			overview.put(topic, new TopicOverview(topicStats(topic, buckets), paused,
-					(rateLimit != null) ? RateLimit.parse(rateLimit) : null));
+					(rateLimit != null) ? TopicControls.parseRateLimit(this.keys.bucket(topic, 0), rateLimit) : null));
 		});
 		return overview;
 	}
@@ -576,12 +588,10 @@ public class DelayQueue implements AutoCloseable {
 	 */
 	private Map<String, List<BucketStats>> readBucketStats(Collection<String> topics) {
 		topics.forEach(Job::checkTopic);
-		this.bucketCounts.checkWithoutRecording(topics, this.options::bucketsOf);
 		Map<String, List<CompletableFuture<BucketStats>>> reads = new LinkedHashMap<>();
-		for (String topic : topics) {
-			reads.computeIfAbsent(topic,
-					(name) -> bucketsToRead(name).stream().map(this.operations::statsAsync).toList());
-		}
+		this.bucketCounts.checkWithoutRecording(topics, this.options::bucketsOf)
+			.forEach((topic, buckets) -> reads.put(topic,
+					this.keys.buckets(topic, buckets).stream().map(this.operations::statsAsync).toList()));
 		Map<String, List<BucketStats>> stats = new LinkedHashMap<>();
 		reads.forEach((topic, buckets) -> stats.put(topic,
 				buckets.stream().map((read) -> this.operations.await(read, 1)).toList()));
@@ -1179,6 +1189,7 @@ public class DelayQueue implements AutoCloseable {
 
 	/**
 	 * Returns the topic's rate limit, as last {@link #setRateLimit set}, or empty when it has none.
+	 * @throws IllegalStateException when the rate limit Redis holds cannot be read
 	 */
 	public Optional<RateLimit> rateLimit(String topic) {
 		return this.controls.rateLimit(bucketsToRead(Job.checkTopic(topic)));

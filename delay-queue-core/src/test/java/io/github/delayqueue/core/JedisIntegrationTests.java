@@ -162,4 +162,24 @@ class JedisIntegrationTests {
 				TopicStats::dead).containsExactly(0L, 0L, 0L, 0L);
 	}
 
+	@Test
+	void anOverviewReadsCountsPausesAndRateLimitsThroughJedis() {
+		this.queue.add(Job.builder("jedis-paused").payload("{}").delay(Duration.ofHours(1)).build());
+		this.queue.pause("jedis-paused");
+		this.queue.setRateLimit("jedis-paused", RateLimit.parse("7/1s"));
+		this.queue.add(Job.builder("jedis-open").payload("{}").delay(Duration.ofHours(1)).build());
+
+		Map<String, TopicOverview> overview = this.queue
+			.overview(List.of("jedis-paused", "jedis-open", "jedis-unused"));
+
+		assertThat(overview.get("jedis-paused")).extracting((topic) -> topic.stats().delayed(), TopicOverview::paused,
+				TopicOverview::rateLimit)
+			.containsExactly(1L, true, RateLimit.parse("7/1s"));
+		// a rate limit Redis does not hold comes back as a nil at the end of the script's reply
+		assertThat(overview.get("jedis-open")).extracting((topic) -> topic.stats().delayed(), TopicOverview::paused,
+				TopicOverview::rateLimit)
+			.containsExactly(1L, false, null);
+		assertThat(overview.get("jedis-unused").stats().delayed()).isZero();
+	}
+
 }

@@ -1,8 +1,10 @@
 package io.github.delayqueue.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -14,16 +16,19 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * {@link DelayQueue#overview} reads each topic as {@link DelayQueue#stats(String)}, {@link DelayQueue#isPaused} and
- * {@link DelayQueue#rateLimit} read it, one script per bucket, with the reads of every topic sent together: an
- * overview of many topics takes a few round trips, not several per topic.
+ * {@link DelayQueue#rateLimit} read it, one script per bucket, with the reads of every topic sent together and the
+ * bucket counts not checked yet read in one {@code MGET} (on a server of its own, to count the commands): an overview
+ * of many topics takes a few round trips, not several per topic.
  */
-@RedisTest
+@RedisTest(dedicated = true)
 class TopicOverviewIntegrationTests {
 
 	@Test
@@ -70,37 +75,63 @@ class TopicOverviewIntegrationTests {
 	}
 
 	@Test
-	void anOverviewOfManyTopicsTakesLessThanARoundTripPerTopic(RedisServer server) throws Exception {
+	void anOverviewOfManyTopicsReadsTheirBucketCountsInOneCommandAndTheirBucketsTogether(RedisServer server)
+			throws Exception {
 		Duration replyDelay = Duration.ofMillis(20);
-		List<String> topics = IntStream.range(0, 150).mapToObj((i) -> "many-" + i).toList();
+		List<String> used = IntStream.range(0, 100).mapToObj((i) -> "used-" + i).toList();
+		// configured and never sent to: no bucket count in Redis, so read again on every look
+		List<String> unused = IntStream.range(0, 50).mapToObj((i) -> "unused-" + i).toList();
+		List<String> topics = new ArrayList<>(used);
+		topics.addAll(unused);
 		DelayQueueOptions options = DelayQueueOptions.builder()
 			.keyPrefix(server.newKeyPrefix())
 			.bucketsByTopic(topics.stream().collect(Collectors.toMap((topic) -> topic, (topic) -> 2)))
 			.build();
 		LettuceConnectionFactory direct = TestRedis.connectionFactory(server);
+		StringRedisTemplate redis = new StringRedisTemplate(direct);
 		try (ReplyDelayProxy proxy = new ReplyDelayProxy(server.host(), server.port(), replyDelay);
 				DelayQueue producer = new DelayQueue(direct, options)) {
-			for (String topic : topics) {
+			for (String topic : used) {
 				producer.add(Job.builder(topic).payload("{}").delay(Duration.ofHours(1)).build());
 			}
-			producer.pause("many-7");
+			producer.pause("used-7");
 			LettuceConnectionFactory slow = new LettuceConnectionFactory(
 					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()));
 			slow.afterPropertiesSet();
 			slow.start();
 			// a queue that has checked no topic's bucket count yet, as after an application's start
 			try (DelayQueue queue = new DelayQueue(slow, options)) {
-				long start = System.nanoTime();
-				Map<String, TopicOverview> overview = queue.overview(topics);
-				Duration took = Duration.ofNanos(System.nanoTime() - start);
+				queue.overview(List.of("used-0")); // scripts loaded, connection open
+				for (int look = 1; look <= 2; look++) {
+					redis.execute((RedisCallback<Object>) (connection) -> {
+						connection.serverCommands().resetConfigStats();
+						return null;
+					});
+					long start = System.nanoTime();
+					Map<String, TopicOverview> overview = queue.overview(topics);
+					Duration took = Duration.ofNanos(System.nanoTime() - start);
 
-				assertThat(overview).hasSize(150)
-					.allSatisfy((topic, read) -> assertThat(read.stats().delayed()).isEqualTo(1));
-				assertThat(overview.values().stream().filter(TopicOverview::paused).map((read) -> read.stats().topic()))
-					.containsExactly("many-7");
-				// one topic after another, a bucket count, two stats, two pauses and a rate limit each: 18 s
-				assertThat(took).as("an overview of %d topics with replies %s late", topics.size(), replyDelay)
-					.isLessThan(replyDelay.multipliedBy(topics.size()));
+					assertThat(overview.keySet()).containsExactlyElementsOf(topics);
+					assertThat(used).allSatisfy(
+							(topic) -> assertThat(overview.get(topic).stats().delayed()).isEqualTo(1));
+					assertThat(unused).allSatisfy(
+							(topic) -> assertThat(overview.get(topic).stats().delayed()).isZero());
+					assertThat(overview).allSatisfy(
+							(topic, read) -> assertThat(read.paused()).as(topic).isEqualTo(topic.equals("used-7")));
+					Properties commands = redis.execute((RedisCallback<Properties>) (connection) -> connection
+						.serverCommands()
+						.info("commandstats"));
+					// the first look reads every count but used-0's, the second those still unrecorded
+					assertThat(calls(commands, "mget")).as("look %d: MGETs", look).isEqualTo(1);
+					assertThat(calls(commands, "get")).as("look %d: GETs", look).isZero();
+					assertThat(calls(commands, "hexists") + calls(commands, "hget")).as("look %d: control reads", look)
+						.isZero();
+					assertThat(calls(commands, "evalsha")).as("look %d: scripts", look).isEqualTo(2 * topics.size());
+					// one topic after another, each of the 150 a bucket count, two stats, two pauses and a rate limit
+					// took about 18 s; together, a few round trips
+					assertThat(took).as("look %d at %d topics, replies %s late", look, topics.size(), replyDelay)
+						.isLessThan(replyDelay.multipliedBy(topics.size()));
+				}
 			}
 			finally {
 				slow.destroy();
@@ -109,6 +140,35 @@ class TopicOverviewIntegrationTests {
 		finally {
 			direct.destroy();
 		}
+	}
+
+	@Test
+	void aRateLimitRedisHoldsThatNoQueueWroteIsNamedWithItsKey(RedisServer server) {
+		String prefix = server.newKeyPrefix();
+		LettuceConnectionFactory connections = TestRedis.connectionFactory(server);
+		try (DelayQueue queue = new DelayQueue(connections, DelayQueueOptions.builder().keyPrefix(prefix).build())) {
+			queue.setRateLimit("corrupt", RateLimit.parse("5/1s"));
+			String control = new KeyLayout(prefix, (topic) -> 1).bucket("corrupt", 0).control();
+			new StringRedisTemplate(connections).opsForHash().put(control, "rate", "five a second");
+
+			assertThatIllegalStateException().isThrownBy(() -> queue.overview("corrupt"))
+				.withMessageContaining(control)
+				.withMessageContaining("\"five a second\"");
+			assertThatIllegalStateException().isThrownBy(() -> queue.rateLimit("corrupt"))
+				.withMessageContaining(control);
+			assertThat(queue.overview(List.of("other")).get("other").rateLimit()).isNull();
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	private static long calls(Properties commandStats, String command) {
+		String stats = commandStats.getProperty("cmdstat_" + command);
+		if (stats == null) {
+			return 0;
+		}
+		return Long.parseLong(stats.substring("calls=".length(), stats.indexOf(',')));
 	}
 
 }

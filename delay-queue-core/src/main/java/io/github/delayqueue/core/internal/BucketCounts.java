@@ -2,8 +2,9 @@ package io.github.delayqueue.core.internal;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.ToIntFunction;
@@ -76,31 +77,49 @@ public final class BucketCounts {
 	/**
 	 * Checks several topics as {@link #checkWithoutRecording(String, int)} checks one, {@code bucketsOf} giving
 	 * each its configured count, with one read ({@code MGET}) of the counts not checked yet rather than one each:
-	 * an overview of hundreds of topics no look has checked yet takes one round trip for them, not hundreds.
+	 * an overview of hundreds of topics no look has checked yet, or that no queue has used (whose counts are read
+	 * on every look), takes one round trip for them, not hundreds. Returns each topic once, in the order given,
+	 * with the count to read it with.
 	 * @throws BucketCountMismatchException for the first topic, in the order given, with another count recorded
+	 * (the topics after it that agree are remembered as checked all the same)
+	 * @throws IllegalStateException for the first topic whose recorded count cannot be read
 	 */
-	public void checkWithoutRecording(Collection<String> topics, ToIntFunction<String> bucketsOf) {
-		List<String> unchecked = new ArrayList<>(new LinkedHashSet<>(topics));
-		unchecked.removeIf(this.checked::contains);
+	public Map<String, Integer> checkWithoutRecording(Collection<String> topics, ToIntFunction<String> bucketsOf) {
+		Map<String, Integer> buckets = new LinkedHashMap<>();
+		List<String> unchecked = new ArrayList<>();
+		for (String topic : topics) {
+			if (buckets.putIfAbsent(topic, bucketsOf.applyAsInt(topic)) == null && !this.checked.contains(topic)) {
+				unchecked.add(topic);
+			}
+		}
 		if (unchecked.isEmpty()) {
-			return;
+			return buckets;
 		}
 		List<String> countKeys = unchecked.stream().map(this.keys::bucketCount).toList();
 		List<String> recorded = ConnectionRetries.call("bucket count read", unchecked.get(0),
 				() -> this.redis.opsForValue().multiGet(countKeys));
+		RuntimeException first = null;
 		for (int i = 0; i < unchecked.size(); i++) {
 			String topic = unchecked.get(i);
 			String count = (recorded != null) ? recorded.get(i) : null;
 			if (count == null) {
-				continue; // no queue has used it: nothing to check, and nothing to remember
+				continue; // no queue has used it: read with this queue's count, and look again next time
 			}
-			int buckets = bucketsOf.applyAsInt(topic);
-			int recordedBuckets = parse(topic, countKeys.get(i), count);
-			if (recordedBuckets != buckets) {
-				throw new BucketCountMismatchException(topic, recordedBuckets, buckets);
+			try {
+				int recordedBuckets = parse(topic, countKeys.get(i), count);
+				if (recordedBuckets != buckets.get(topic)) {
+					throw new BucketCountMismatchException(topic, recordedBuckets, buckets.get(topic));
+				}
+				this.checked.add(topic);
 			}
-			this.checked.add(topic);
+			catch (RuntimeException ex) {
+				first = (first != null) ? first : ex;
+			}
 		}
+		if (first != null) {
+			throw first;
+		}
+		return buckets;
 	}
 
 	/**

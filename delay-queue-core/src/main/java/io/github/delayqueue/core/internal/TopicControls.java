@@ -109,7 +109,22 @@ public final class TopicControls {
 	 */
 	public Optional<RateLimit> rateLimit(List<BucketKeys> buckets) {
 		Object text = this.redis.opsForHash().get(buckets.get(0).control(), RATE);
-		return Optional.ofNullable(text).map((rate) -> RateLimit.parse(rate.toString()));
+		return Optional.ofNullable(text).map((rate) -> parseRateLimit(buckets.get(0), rate.toString()));
+	}
+
+	/**
+	 * Reads a rate limit as a bucket's control hash holds it ({@link RateLimit#toString()}).
+	 * @throws IllegalStateException when it is not one: Redis holds something no queue wrote
+	 */
+	public static RateLimit parseRateLimit(BucketKeys bucket, String text) {
+		try {
+			return RateLimit.parse(text);
+		}
+		catch (InvalidJobException ex) {
+			throw new IllegalStateException("The rate limit of topic \"" + bucket.topic() + "\" in Redis at "
+					+ bucket.control() + " is unreadable: \"" + text
+					+ "\"; set the topic's rate limit again, or remove it", ex);
+		}
 	}
 
 	/**
