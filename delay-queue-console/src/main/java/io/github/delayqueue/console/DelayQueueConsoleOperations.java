@@ -148,6 +148,10 @@ public class DelayQueueConsoleOperations implements ConsoleOperations {
 		return this.queue.stats(topic);
 	}
 
+	/**
+	 * Reads the topics together through {@link DelayQueue#overview(Collection)}, not through {@link #stats},
+	 * {@link #isPaused} and {@link #rateLimit}: a subclass that changes those changes this too only by overriding it.
+	 */
 	@Override
 	public Map<String, TopicOverview> overview(Collection<String> topics) {
 		return this.queue.overview(topics);

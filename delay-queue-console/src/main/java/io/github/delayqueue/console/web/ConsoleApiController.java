@@ -3,6 +3,8 @@ package io.github.delayqueue.console.web;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -90,16 +92,27 @@ public class ConsoleApiController {
 	@GetMapping("/topics")
 	public List<TopicSummary> topics() {
 		SortedSet<String> topics = this.operations.topics();
-		Map<String, TopicOverview> overview;
-		try {
-			overview = this.operations.overview(topics);
+		Map<String, TopicSummary> summaries = new HashMap<>();
+		List<String> readable = new ArrayList<>(topics);
+		while (true) {
+			try {
+				this.operations.overview(readable)
+					.forEach((topic, overview) -> summaries.put(topic, summary(overview)));
+				break;
+			}
+			catch (BucketCountMismatchException ex) {
+				if (!readable.remove(ex.getTopic())) {
+					return topics.stream().map(this::summaryOrProblem).toList();
+				}
+				// another application's topic, for good: shown with its reason, the others still read together
+				summaries.put(ex.getTopic(), TopicSummary.unreadable(ex.getTopic(), otherBucketCountMessage(ex)));
+			}
+			catch (IllegalStateException ex) {
+				// a topic whose bucket count or rate limit cannot be read: each on its own, to name it
+				return topics.stream().map(this::summaryOrProblem).toList();
+			}
 		}
-		catch (IllegalStateException ex) {
-			// a topic laid out in another bucket count, by another application, or one whose count cannot be read:
-			// each topic on its own, to name it
-			return topics.stream().map(this::summaryOrProblem).toList();
-		}
-		return overview.values().stream().map(this::summary).toList();
+		return topics.stream().map(summaries::get).toList();
 	}
 
 	@GetMapping("/topics/{topic}")

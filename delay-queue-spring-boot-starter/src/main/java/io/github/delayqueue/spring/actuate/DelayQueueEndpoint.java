@@ -352,7 +352,7 @@ public class DelayQueueEndpoint {
 
 	private TopicOverview overview(String topic) {
 		try {
-			return this.queue.overview(List.of(topic)).get(topic);
+			return this.queue.overview(topic);
 		}
 		catch (InvalidJobException ex) {
 			throw invalid(ex);
