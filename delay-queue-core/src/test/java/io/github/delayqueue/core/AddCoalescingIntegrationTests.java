@@ -1,5 +1,6 @@
 package io.github.delayqueue.core;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,6 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,6 +50,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Adds of one bucket made while {@link AddCoalescer#MOST_CALLS_IN_FLIGHT} calls of its adds are in flight wait
@@ -869,6 +873,48 @@ class AddCoalescingIntegrationTests {
 			spin.set(false);
 			spinning.shutdown();
 		}
+	}
+
+	/**
+	 * The add sender thread, gone after a minute idle, is started again by the next call that fails before it is
+	 * sent. Should that thread not start (an {@code OutOfMemoryError: unable to create native thread}, where a
+	 * container limits its processes), the calls left to it are sent by the thread at hand: before, they stayed
+	 * taken, in flight to no one, and every later add of the bucket waited for ever.
+	 */
+	@Test
+	void callsLeftToASenderThreadThatCannotStartAreSentByTheThreadAtHand() throws Exception {
+		ThreadPoolExecutor sender = senderOf(this.queue);
+		ThreadFactory threads = sender.getThreadFactory();
+		sender.setThreadFactory((task) -> {
+			throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource "
+					+ "limits reached");
+		});
+		// a call each, no call taking two jobs of more than half a mebibyte: the first two taken at once, the third
+		// as the first fails, before the second is sent
+		String halfAMebibyte = "\"" + "x".repeat(600_000) + "\"";
+		List<Job> large = List.of(job("large-1").payload(halfAMebibyte).build(),
+				job("large-2").payload(halfAMebibyte).build(), job("large-3").payload(halfAMebibyte).build());
+		// a stopped connection factory fails each call as it is sent, on the sending thread
+		this.queueConnections.stop();
+		try {
+			Throwable thrown = catchThrowable(() -> this.queue.addAll(large));
+			logger.info("The batch on a stopped connection factory threw {}", String.valueOf(thrown));
+		}
+		finally {
+			this.queueConnections.start();
+			sender.setThreadFactory(threads);
+		}
+
+		assertThat(this.queue.addAsync(job("after").build())).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		assertThat(this.queue.addAll(large)).containsExactly(true, true, true);
+	}
+
+	private static ThreadPoolExecutor senderOf(DelayQueue queue) throws ReflectiveOperationException {
+		Field adds = DelayQueue.class.getDeclaredField("adds");
+		adds.setAccessible(true);
+		Field sender = AddCoalescer.class.getDeclaredField("sender");
+		sender.setAccessible(true);
+		return (ThreadPoolExecutor) sender.get(adds.get(queue));
 	}
 
 	private static Set<Thread> senderThreads() {

@@ -514,7 +514,13 @@ public final class AddCoalescer {
 				});
 			}
 			catch (RejectedExecutionException ex) {
-				sendBySender(); // the I/O thread is shutting down: the sender's write queues behind the others
+				// the I/O thread is shutting down: no write queued for it is written after one made now, so the
+				// calls taken go out from here or from the sender (which, closed too, would leave them to this
+				// thread, and this thread to a task it cannot queue, for ever)
+				synchronized (this) {
+					this.queuedWritten = Math.max(this.queuedWritten, queued);
+				}
+				sendBySender();
 			}
 		}
 
@@ -524,6 +530,12 @@ public final class AddCoalescer {
 			}
 			catch (RejectedExecutionException ex) {
 				sendTaken(); // closed
+			}
+			catch (Error ex) {
+				// its thread could not start (unable to create native thread): taken, in flight, the calls would
+				// wait for a sender that never comes, and the bucket's adds behind them for ever
+				logger.warn("Could not start the add sender thread; sending the adds' calls on this thread", ex);
+				sendTaken();
 			}
 		}
 
