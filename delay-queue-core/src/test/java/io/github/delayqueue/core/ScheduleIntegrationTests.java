@@ -1,5 +1,6 @@
 package io.github.delayqueue.core;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -10,7 +11,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.core.internal.Schedules;
 import io.github.delayqueue.core.listener.ContainerOptions;
 import io.github.delayqueue.core.listener.DelayQueueListenerContainer;
 import io.github.delayqueue.test.RedisServer;
@@ -135,6 +140,47 @@ class ScheduleIntegrationTests {
 		for (int i = 1; i < fires.size(); i++) {
 			assertThat(fires.get(i) - fires.get(i - 1)).as("fire times %s", fires).isEqualTo(40);
 		}
+	}
+
+	/**
+	 * A refill's thread that cannot start ({@code OutOfMemoryError: unable to create native thread}) costs that
+	 * refill only: the next claims ask again, and the claim that asked keeps its occurrence. Before, the schedule was
+	 * marked as being refilled for good and stopped once its list ran out (at 33 runs), and the claim's occurrence
+	 * waited out its lease.
+	 */
+	@Test
+	void aRefillWhoseThreadCannotStartIsAskedForAgainByTheNextClaims() throws Exception {
+		DelayQueue queue = queue(DelayQueueOptions.builder());
+		ThreadPoolExecutor refills = refillsOf(queue);
+		ThreadFactory threads = refills.getThreadFactory();
+		AtomicInteger refused = new AtomicInteger();
+		refills.setThreadFactory((task) -> {
+			if (refused.getAndIncrement() == 0) {
+				throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource "
+						+ "limits reached");
+			}
+			return threads.newThread(task);
+		});
+		List<String> runs = new CopyOnWriteArrayList<>();
+		queue.schedule(Schedule.builder(TOPIC, "fast").fixedRate(Duration.ofMillis(40)).build());
+		start(queue, 2, (job) -> runs.add(job.id()));
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> runs.size() >= 80); // the first list holds 33
+
+		assertThat(refused).as("refill threads asked for").hasValueGreaterThan(1);
+		List<Long> fires = runs.stream().map(ScheduleIntegrationTests::fireOf).sorted().toList();
+		assertThat(fires).doesNotHaveDuplicates();
+		for (int i = 1; i < fires.size(); i++) {
+			assertThat(fires.get(i) - fires.get(i - 1)).as("fire times %s", fires).isEqualTo(40);
+		}
+	}
+
+	private static ThreadPoolExecutor refillsOf(DelayQueue queue) throws ReflectiveOperationException {
+		Field schedules = DelayQueue.class.getDeclaredField("schedules");
+		schedules.setAccessible(true);
+		Field refills = Schedules.class.getDeclaredField("refills");
+		refills.setAccessible(true);
+		return (ThreadPoolExecutor) refills.get(schedules.get(queue));
 	}
 
 	@Test

@@ -173,6 +173,13 @@ public final class Schedules implements AutoCloseable {
 				catch (RejectedExecutionException ex) {
 					this.refillsQueued.remove(key); // closed
 				}
+				catch (Error ex) {
+					// the thread could not start (unable to create native thread): the next claims ask again; thrown,
+					// this would also lose the claim that asked, its jobs then waiting out their leases
+					this.refillsQueued.remove(key);
+					logger.warn("Could not start a thread to list more fire times of schedule \"{}\" of topic \"{}\" "
+							+ "(the next claims of its occurrences ask again)", id, bucket.topic(), ex);
+				}
 			}
 		}
 	}
