@@ -117,22 +117,24 @@ public final class DuePollers implements AutoCloseable {
 						new ChannelTopic(this.keys.wakeChannel(topic)));
 				this.subscribedTopics.add(topic);
 			}
+			List<DuePoller> pollers = this.keys.buckets(topic)
+				.stream()
+				.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.runs, this.batchSize,
+						this.maxWait, this.trimmer, this.claimers))
+				.toList();
+			this.topics.put(topic, new TopicPollers(pollers));
+			// a poller the timer does not take (its first thread not started) fails the start as well
+			pollers.forEach(DuePoller::start);
 		}
 		catch (RuntimeException | Error ex) {
 			// not polled: the caller's start fails, and a later one tries again from the start
 			this.users.remove(topic);
+			stopPolling(topic); // the pollers started before the one that failed
 			if (this.topics.isEmpty()) {
 				stopSharedThreads();
 			}
 			throw ex;
 		}
-		List<DuePoller> pollers = this.keys.buckets(topic)
-			.stream()
-			.map((bucket) -> new DuePoller(bucket, this.operations, this.scheduler, this.runs, this.batchSize,
-					this.maxWait, this.trimmer, this.claimers))
-			.toList();
-		this.topics.put(topic, new TopicPollers(pollers));
-		pollers.forEach(DuePoller::start);
 	}
 
 	/**

@@ -1,9 +1,12 @@
 package io.github.delayqueue.core.internal;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -60,6 +65,29 @@ class DuePollerIntegrationTests {
 		this.runs.shutdownNow();
 		this.queue.close();
 		this.connectionFactory.destroy();
+	}
+
+	/**
+	 * A start whose pollers cannot be put on the timer (here a timer that takes no task; as well, one whose first
+	 * thread would not start) fails and leaves the topic unpolled, for a later start to try again: before, the topic
+	 * counted as polled with no poller running, and a later start only counted one more user of it, with no word.
+	 */
+	@Test
+	void aStartWhosePollersCannotBeTimedLeavesTheTopicUnpolled() throws Exception {
+		this.queue.startPolling("first"); // the timer made, and its thread
+		Object pollers = field(this.queue, DelayQueue.class, "pollers");
+		((ScheduledThreadPoolExecutor) field(pollers, DuePollers.class, "scheduler")).shutdownNow();
+
+		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> this.queue.startPolling(TOPIC));
+		assertThat(this.queue.isPolling(TOPIC)).isFalse();
+		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> this.queue.startPolling(TOPIC));
+		assertThat(this.queue.isPolling("first")).isTrue();
+	}
+
+	private static Object field(Object owner, Class<?> type, String name) throws ReflectiveOperationException {
+		Field field = type.getDeclaredField(name);
+		field.setAccessible(true);
+		return field.get(owner);
 	}
 
 	/**
