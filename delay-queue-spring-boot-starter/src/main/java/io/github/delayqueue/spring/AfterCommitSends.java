@@ -85,7 +85,8 @@ final class AfterCommitSends {
 		try {
 			added = this.queue.addAsync(send.job());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// an Error too: thrown, it would leave the commit's synchronization without adding the sends after this
 			added = CompletableFuture.failedFuture(ex);
 		}
 		added.whenComplete((result, failure) -> {

@@ -3,6 +3,7 @@ package io.github.delayqueue.spring;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -148,6 +149,40 @@ class AfterCommitSendFailureIntegrationTests {
 
 		this.server.start();
 		assertThat(template.find(TOPIC, id)).isEmpty();
+	}
+
+	/**
+	 * An {@code Error} thrown by an add after commit (the queue out of memory, or of threads) is retried as a failed
+	 * add is: before, it left the commit's synchronization, and the transaction's later sends were never added.
+	 */
+	@Test
+	void anErrorThrownByAnAddAfterTheCommitIsRetriedAndTheTransactionsOtherSendsAreAdded() {
+		AtomicBoolean thrown = new AtomicBoolean();
+		try (DelayQueue throwingOnce = new DelayQueue(this.connectionFactory, this.queue.options()) {
+
+			@Override
+			public CompletableFuture<Boolean> addAsync(Job job) {
+				if (thrown.compareAndSet(false, true)) {
+					throw new OutOfMemoryError("unable to create native thread: possibly out of memory or "
+							+ "process/resource limits reached (thrown by the test)");
+				}
+				return super.addAsync(job);
+			}
+
+		}) {
+			DelayQueueTemplate template = new DelayQueueTemplate(throwingOnce, JsonMapper.shared());
+			template.setAfterCommitBackOff(new FixedBackOff(50, 5));
+			template.setAfterCommitSendFailureHandler((job, cause) -> this.failures
+				.add(new Failed(job, cause, Thread.currentThread(), true)));
+
+			List<String> ids = this.transaction.execute((status) -> List.of(template.send(TOPIC, "order-3",
+					Duration.ofHours(1)), template.send(TOPIC, "order-4", Duration.ofHours(1))));
+
+			assertThat(thrown).isTrue();
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> ids.stream().allMatch((id) -> template.find(TOPIC, id).isPresent()));
+			assertThat(this.failures).isEmpty();
+		}
 	}
 
 	private DelayQueueTemplate template(BackOff backOff) {
