@@ -18,11 +18,15 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
+
 /**
  * Binds the gauges of {@link DelayQueueMeters}: per monitored topic, its jobs by state
  * ({@value DelayQueueMeters#SIZE}) and the age of its oldest overdue job ({@value DelayQueueMeters#OVERDUE_AGE}).
  * All gauges of a topic read one {@link DelayQueue#stats(String) stats} result, read from Redis at most once
- * per refresh interval however often and by however many registries they are read. A topic whose stats
+ * per refresh interval however often and by however many registries they are read; the first gauge read after
+ * an interval has every monitored topic read again, together ({@link DelayQueue#stats(java.util.Collection)}),
+ * so a scrape of hundreds of topics waits for a few round trips rather than one per topic. A topic whose stats
  * cannot be read reports {@link Double#NaN} until a later read succeeds.
  */
 public class TopicStatsMeterBinder implements MeterBinder {
@@ -39,6 +43,9 @@ public class TopicStatsMeterBinder implements MeterBinder {
 	private final Map<String, CachedStats> topics = new ConcurrentHashMap<>();
 
 	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+
+	/** Held while topics are read, so that gauges read meanwhile wait for that read rather than make their own. */
+	private final ReentrantLock reading = new ReentrantLock();
 
 	public TopicStatsMeterBinder(DelayQueue queue) {
 		this(queue, DEFAULT_REFRESH_INTERVAL);
@@ -96,13 +103,54 @@ public class TopicStatsMeterBinder implements MeterBinder {
 	}
 
 	/**
+	 * Reads the stats of {@code asking}, unless another thread just did, and with them those of every monitored
+	 * topic due to be read again (only its own with a refresh interval of zero, which reads at every gauge).
+	 */
+	private void readStale(CachedStats asking) {
+		this.reading.lock();
+		try {
+			if (asking.isFresh()) {
+				return;
+			}
+			List<CachedStats> stale = (this.refreshNanos == 0) ? List.of(asking)
+					: this.topics.values().stream().filter((cached) -> !cached.isFresh()).toList();
+			Map<String, TopicStats> read;
+			try {
+				read = this.queue.stats(stale.stream().map((cached) -> cached.topic).toList());
+			}
+			catch (DataAccessException ex) { // Redis unreachable: one command timeout for all, not one each
+				logger.debug("Could not read the stats of topics {}", stale.stream().map((cached) -> cached.topic)
+					.toList(), ex);
+				stale.forEach((cached) -> cached.readAs(null));
+				return;
+			}
+			catch (RuntimeException ex) { // one topic that cannot be read (another bucket count): each on its own
+				stale.forEach((cached) -> cached.readAs(readOne(cached.topic)));
+				return;
+			}
+			stale.forEach((cached) -> cached.readAs(read.get(cached.topic)));
+		}
+		finally {
+			this.reading.unlock();
+		}
+	}
+
+	private TopicStats readOne(String topic) {
+		try {
+			return this.queue.stats(topic);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read the stats of topic \"{}\"", topic, ex);
+			return null;
+		}
+	}
+
+	/**
 	 * One topic's stats, read again only once the refresh interval has passed since the last read.
 	 */
 	private final class CachedStats {
 
 		private final String topic;
-
-		private final ReentrantLock lock = new ReentrantLock();
 
 		private volatile TopicStats stats;
 
@@ -126,35 +174,20 @@ public class TopicStatsMeterBinder implements MeterBinder {
 		}
 
 		private TopicStats get() {
-			if (isFresh()) {
-				return this.stats;
+			if (!isFresh()) {
+				readStale(this);
 			}
-			this.lock.lock();
-			try {
-				if (!isFresh()) {
-					this.stats = readStats();
-					this.readNanos = System.nanoTime();
-					this.read = true;
-				}
-				return this.stats;
-			}
-			finally {
-				this.lock.unlock();
-			}
+			return this.stats;
+		}
+
+		void readAs(TopicStats read) {
+			this.stats = read;
+			this.readNanos = System.nanoTime();
+			this.read = true;
 		}
 
 		private boolean isFresh() {
 			return this.read && System.nanoTime() - this.readNanos < TopicStatsMeterBinder.this.refreshNanos;
-		}
-
-		private TopicStats readStats() {
-			try {
-				return TopicStatsMeterBinder.this.queue.stats(this.topic);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not read the stats of topic \"{}\"", this.topic, ex);
-				return null;
-			}
 		}
 
 	}

@@ -1,14 +1,18 @@
 package io.github.delayqueue.core.micrometer;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
+import io.github.delayqueue.test.ReplyDelayProxy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -106,6 +110,56 @@ class TopicStatsMeterBinderIntegrationTests {
 		scrape(registry);
 		// one read per topic per scrape; a third only if one scrape itself spanned an interval
 		assertThat(evalshaCalls() - before).isBetween(4L, 6L);
+	}
+
+	@Test
+	void aScrapeOfManyTopicsReadsThemTogether(RedisServer server) throws Exception {
+		Duration replyDelay = Duration.ofMillis(20);
+		List<String> topics = IntStream.range(0, 100).mapToObj((i) -> "scraped-" + i).toList();
+		for (String topic : topics) {
+			this.queue.add(Job.builder(topic).payload("{}").delay(Duration.ofHours(1)).build());
+		}
+		try (ReplyDelayProxy proxy = new ReplyDelayProxy(server.host(), server.port(), replyDelay)) {
+			LettuceConnectionFactory slow = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()));
+			slow.afterPropertiesSet();
+			slow.start();
+			try (DelayQueue scraped = new DelayQueue(slow, this.queue.options())) {
+				MeterRegistry registry = new SimpleMeterRegistry();
+				TopicStatsMeterBinder binder = new TopicStatsMeterBinder(scraped, Duration.ofMinutes(1));
+				binder.bindTo(registry);
+				topics.forEach(binder::monitor);
+
+				long start = System.nanoTime();
+				scrape(registry);
+				Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+				assertThat(topics).allSatisfy((topic) -> assertThat(size(registry, topic, "delayed")).isEqualTo(1));
+				// one topic after another took 100 round trips, over 2 s
+				assertThat(took).as("a scrape of %d topics, replies %s late", topics.size(), replyDelay)
+					.isLessThan(replyDelay.multipliedBy(topics.size()));
+			}
+			finally {
+				slow.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aTopicThatCannotBeReadShowsNoValueAndTheOthersTheirs() {
+		this.queue.add(Job.builder("ours").payload("{}").delay(Duration.ofHours(1)).build());
+		try (DelayQueue theirs = new DelayQueue(this.connectionFactory,
+				this.queue.options().mutate().bucketsByTopic(Map.of("theirs", 4)).build())) {
+			theirs.add(Job.builder("theirs").payload("{}").build());
+		}
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMinutes(1));
+		binder.bindTo(registry);
+		binder.monitor("theirs");
+		binder.monitor("ours");
+
+		assertThat(size(registry, "theirs", "ready")).isNaN();
+		assertThat(size(registry, "ours", "delayed")).isEqualTo(1);
 	}
 
 	private static void scrape(MeterRegistry registry) {
