@@ -885,7 +885,9 @@ class AddCoalescingIntegrationTests {
 	void callsLeftToASenderThreadThatCannotStartAreSentByTheThreadAtHand() throws Exception {
 		ThreadPoolExecutor sender = senderOf(this.queue);
 		ThreadFactory threads = sender.getThreadFactory();
+		AtomicInteger refused = new AtomicInteger();
 		sender.setThreadFactory((task) -> {
+			refused.incrementAndGet();
 			throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource "
 					+ "limits reached");
 		});
@@ -905,6 +907,7 @@ class AddCoalescingIntegrationTests {
 			sender.setThreadFactory(threads);
 		}
 
+		assertThat(refused).as("add sender threads asked for").hasPositiveValue();
 		assertThat(this.queue.addAsync(job("after").build())).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
 		assertThat(this.queue.addAll(large)).containsExactly(true, true, true);
 	}

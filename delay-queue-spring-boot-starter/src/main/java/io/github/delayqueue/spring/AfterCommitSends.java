@@ -15,6 +15,7 @@ import io.github.delayqueue.core.Job;
 import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -101,8 +102,11 @@ final class AfterCommitSends {
 				this.executor.execute(() -> giveUp(send, cause));
 			}
 			else {
-				logger.debug("Retrying in {} ms the add after commit of job \"{}\" to topic \"{}\"", wait,
-						send.job().id(), send.job().topic(), cause);
+				// an Error is no Redis failure: worth a word even when a retry cures it
+				logger.atLevel((cause instanceof Error) ? Level.WARN : Level.DEBUG)
+					.setCause(cause)
+					.log("Retrying in {} ms the add after commit of job \"{}\" to topic \"{}\"", wait, send.job().id(),
+							send.job().topic());
 				CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS, this.executor)
 					.execute(() -> add(send, retries));
 			}

@@ -459,7 +459,8 @@ public final class AddCoalescer {
 		 * written yet, leaves them to a task queued behind that write (see the class's comment). A call that
 		 * failed on this thread before {@code send} returned (it failed before it was sent, on a closed
 		 * connection) leaves the rest to the add sender thread: the thread that added is not held up sending, and
-		 * failing, the adds others keep making. A call answered before {@code send} returned, its answer read by
+		 * failing, the adds others keep making (it goes on itself when that thread is closed or cannot start). A
+		 * call answered before {@code send} returned, its answer read by
 		 * the I/O thread while this one had yet to look, goes on here.
 		 */
 		private void sendUntilNoneTaken() {
@@ -493,8 +494,15 @@ public final class AddCoalescer {
 					synchronized (this) {
 						this.sending = false;
 					}
-					sendBySender();
-					return;
+					if (sendBySender()) {
+						return;
+					}
+					synchronized (this) { // no sender to be had: this thread goes on, unless another took over
+						if (this.sending) {
+							return;
+						}
+						this.sending = true;
+					}
 				}
 			}
 		}
@@ -514,28 +522,37 @@ public final class AddCoalescer {
 				});
 			}
 			catch (RejectedExecutionException ex) {
-				// the I/O thread is shutting down: no write queued for it is written after one made now, so the
-				// calls taken go out from here or from the sender (which, closed too, would leave them to this
-				// thread, and this thread to a task it cannot queue, for ever)
-				synchronized (this) {
-					this.queuedWritten = Math.max(this.queuedWritten, queued);
+				// the I/O thread takes no task (shutting down): the add sender thread's writes queue behind the others
+				if (!sendBySender()) {
+					// none either: sent from here, no longer behind the writes queued before (none of which is written
+					// once the loop shuts down), rather than queue, for ever, a task the loop does not take
+					synchronized (this) {
+						this.queuedWritten = Math.max(this.queuedWritten, queued);
+					}
+					sendTaken();
 				}
-				sendBySender();
 			}
 		}
 
-		private void sendBySender() {
+		/**
+		 * Hands the sending of the calls taken to the add sender thread, returning whether it could: not when
+		 * closed, nor when its thread could not start (unable to create native thread), for the caller to send them
+		 * itself; taken, in flight, they would wait for a sender that never comes, and the bucket's adds behind them
+		 * for ever.
+		 */
+		private boolean sendBySender() {
 			try {
 				AddCoalescer.this.sender.execute(this::sendTaken);
+				return true;
 			}
 			catch (RejectedExecutionException ex) {
-				sendTaken(); // closed
+				return false; // closed
 			}
 			catch (Error ex) {
-				// its thread could not start (unable to create native thread): taken, in flight, the calls would
-				// wait for a sender that never comes, and the bucket's adds behind them for ever
-				logger.warn("Could not start the add sender thread; sending the adds' calls on this thread", ex);
-				sendTaken();
+				RecoveryLogging.failure(logger, ex, "Could not start the add sender thread: the calls of bucket {} of "
+						+ "topic \"{}\" are sent by the thread that took them", this.bucket.index(),
+						this.bucket.topic());
+				return false;
 			}
 		}
 

@@ -129,9 +129,14 @@ public final class DuePollers implements AutoCloseable {
 		catch (RuntimeException | Error ex) {
 			// not polled: the caller's start fails, and a later one tries again from the start
 			this.users.remove(topic);
-			stopPolling(topic); // the pollers started before the one that failed
-			if (this.topics.isEmpty()) {
-				stopSharedThreads();
+			try {
+				stopPolling(topic); // the pollers started before the one that failed
+				if (this.topics.isEmpty()) {
+					stopSharedThreads();
+				}
+			}
+			catch (RuntimeException | Error undoing) {
+				ex.addSuppressed(undoing);
 			}
 			throw ex;
 		}
@@ -265,13 +270,14 @@ public final class DuePollers implements AutoCloseable {
 	}
 
 	/**
-	 * Closes the wake-up subscription and stops its threads, on a thread of its own, which it returns started.
+	 * Closes the wake-up subscription and stops its threads, on a thread of its own, which it returns started; on
+ * this one, returning {@code null}, when no thread can be started.
 	 */
 	private static Thread closeSubscription(RedisMessageListenerContainer subscription,
 			ExecutorService subscriptionThread, ExecutorService subscriberThread) {
 		// no subscription is made again from here on (a retry after a failed one): it would stay for good
 		subscriberThread.shutdown();
-		Thread closing = Threads.named("delay-queue-closing-wakeups-", true).newThread(() -> {
+		Runnable close = () -> {
 			try {
 				subscription.destroy();
 			}
@@ -284,9 +290,16 @@ public final class DuePollers implements AutoCloseable {
 				logger.warn("The wake-up subscription's threads have not ended 10 s after it was closed: one may still "
 						+ "wait for a Redis that does not answer");
 			}
-		});
-		closing.start();
-		return closing;
+		};
+		Thread closing = Threads.named("delay-queue-closing-wakeups-", true).newThread(close);
+		try {
+			closing.start();
+			return closing;
+		}
+		catch (Error ex) { // no thread to be had (unable to create native thread): closed here, not left open
+			close.run();
+			return null;
+		}
 	}
 
 	private void wake(String topic, Message message) {

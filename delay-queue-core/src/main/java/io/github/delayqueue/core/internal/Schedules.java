@@ -177,8 +177,9 @@ public final class Schedules implements AutoCloseable {
 					// the thread could not start (unable to create native thread): the next claims ask again; thrown,
 					// this would also lose the claim that asked, its jobs then waiting out their leases
 					this.refillsQueued.remove(key);
-					logger.warn("Could not start a thread to list more fire times of schedule \"{}\" of topic \"{}\" "
-							+ "(the next claims of its occurrences ask again)", id, bucket.topic(), ex);
+					RecoveryLogging.failure(logger, ex, "Could not start a thread to list more fire times of schedule "
+							+ "\"{}\" of topic \"{}\" (the next claims of its occurrences ask again)", id,
+							bucket.topic());
 				}
 			}
 		}

@@ -2,10 +2,12 @@ package io.github.delayqueue.core.internal;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +84,53 @@ class DuePollerIntegrationTests {
 		assertThat(this.queue.isPolling(TOPIC)).isFalse();
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> this.queue.startPolling(TOPIC));
 		assertThat(this.queue.isPolling("first")).isTrue();
+	}
+
+	/**
+	 * The same with the first of a topic's two pollers on the timer and the second refused: the first is taken off
+	 * the timer as the start is undone.
+	 */
+	@Test
+	void aStartWhoseSecondPollerCannotBeTimedTakesTheFirstOffTheTimer(RedisServer server) throws Exception {
+		try (DelayQueue twoBuckets = new DelayQueue(this.connectionFactory, DelayQueueOptions.builder()
+			.keyPrefix(server.newKeyPrefix())
+			.bucketsByTopic(Map.of(TOPIC, 2))
+			.build())) {
+			twoBuckets.startPolling("first"); // the timer made, its thread and the shared threads
+			Object pollers = field(twoBuckets, DelayQueue.class, "pollers");
+			Field scheduler = DuePollers.class.getDeclaredField("scheduler");
+			scheduler.setAccessible(true);
+			ScheduledThreadPoolExecutor timer = (ScheduledThreadPoolExecutor) scheduler.get(pollers);
+			AtomicInteger timed = new AtomicInteger();
+			Thread starting = Thread.currentThread();
+			ScheduledThreadPoolExecutor refusingTheSecond = new ScheduledThreadPoolExecutor(1) {
+
+				@Override
+				public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+					// the start's own, not those of the first poller's runs, which may already go on
+					if (Thread.currentThread() == starting && timed.incrementAndGet() == 2) {
+						throw new RejectedExecutionException("refused by the test");
+					}
+					return super.schedule(command, delay, unit);
+				}
+
+			};
+			refusingTheSecond.setRemoveOnCancelPolicy(true);
+			scheduler.set(pollers, refusingTheSecond);
+			try {
+				assertThatExceptionOfType(RejectedExecutionException.class)
+					.isThrownBy(() -> twoBuckets.startPolling(TOPIC));
+
+				assertThat(twoBuckets.isPolling(TOPIC)).isFalse();
+				assertThat(timed).hasValue(2);
+				// its first timer, or the next its run set, whichever it holds when the start is undone
+				assertThat(refusingTheSecond.getQueue()).as("timers of the first poller").isEmpty();
+			}
+			finally {
+				scheduler.set(pollers, timer);
+				refusingTheSecond.shutdownNow();
+			}
+		}
 	}
 
 	private static Object field(Object owner, Class<?> type, String name) throws ReflectiveOperationException {
