@@ -121,7 +121,7 @@ public final class ConnectionRetries {
 	/**
 	 * Returns whether a failed call may have failed only because its connection did.
 	 */
-	static boolean isConnectionFailure(RuntimeException ex) {
+	public static boolean isConnectionFailure(RuntimeException ex) {
 		if (ex instanceof RedisConnectionFailureException) {
 			return true;
 		}

@@ -1,6 +1,7 @@
 package io.github.delayqueue.core.micrometer;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToLongFunction;
 
+import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.TopicStats;
+import io.github.delayqueue.core.internal.ConnectionRetries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -18,7 +21,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 
 /**
  * Binds the gauges of {@link DelayQueueMeters}: per monitored topic, its jobs by state
@@ -104,7 +107,10 @@ public class TopicStatsMeterBinder implements MeterBinder {
 
 	/**
 	 * Reads the stats of {@code asking}, unless another thread just did, and with them those of every monitored
-	 * topic due to be read again (only its own with a refresh interval of zero, which reads at every gauge).
+	 * topic due to be read again (only its own with a refresh interval of zero, which reads at every gauge). A topic
+	 * of another application's bucket count is set aside (no value) and the rest read together again; Redis out of
+	 * reach leaves every one without a value after one wait; any other failure (a key Redis cannot count) has each
+	 * read on its own, so that only its own gauges go without a value.
 	 */
 	private void readStale(CachedStats asking) {
 		this.reading.lock();
@@ -112,27 +118,47 @@ public class TopicStatsMeterBinder implements MeterBinder {
 			if (asking.isFresh()) {
 				return;
 			}
-			List<CachedStats> stale = (this.refreshNanos == 0) ? List.of(asking)
-					: this.topics.values().stream().filter((cached) -> !cached.isFresh()).toList();
-			Map<String, TopicStats> read;
-			try {
-				read = this.queue.stats(stale.stream().map((cached) -> cached.topic).toList());
+			List<CachedStats> stale = new ArrayList<>((this.refreshNanos == 0) ? List.of(asking)
+					: this.topics.values().stream().filter((cached) -> !cached.isFresh()).toList());
+			while (!stale.isEmpty()) {
+				try {
+					Map<String, TopicStats> read = this.queue.stats(topics(stale));
+					stale.forEach((cached) -> cached.readAs(read.get(cached.topic)));
+					return;
+				}
+				catch (BucketCountMismatchException ex) {
+					CachedStats other = this.topics.get(ex.getTopic());
+					if (other == null || !stale.remove(other)) {
+						readEachOnItsOwn(stale);
+						return;
+					}
+					logger.debug("Could not read the stats of topic \"{}\"", ex.getTopic(), ex);
+					other.readAs(null);
+				}
+				catch (RuntimeException ex) {
+					if (ex instanceof QueryTimeoutException || ConnectionRetries.isConnectionFailure(ex)) {
+						// Redis out of reach: one wait for all, not one each
+						logger.debug("Could not read the stats of topics {}", topics(stale), ex);
+						stale.forEach((cached) -> cached.readAs(null));
+					}
+					else {
+						readEachOnItsOwn(stale);
+					}
+					return;
+				}
 			}
-			catch (DataAccessException ex) { // Redis unreachable: one command timeout for all, not one each
-				logger.debug("Could not read the stats of topics {}", stale.stream().map((cached) -> cached.topic)
-					.toList(), ex);
-				stale.forEach((cached) -> cached.readAs(null));
-				return;
-			}
-			catch (RuntimeException ex) { // one topic that cannot be read (another bucket count): each on its own
-				stale.forEach((cached) -> cached.readAs(readOne(cached.topic)));
-				return;
-			}
-			stale.forEach((cached) -> cached.readAs(read.get(cached.topic)));
 		}
 		finally {
 			this.reading.unlock();
 		}
+	}
+
+	private static List<String> topics(List<CachedStats> stale) {
+		return stale.stream().map((cached) -> cached.topic).toList();
+	}
+
+	private void readEachOnItsOwn(List<CachedStats> stale) {
+		stale.forEach((cached) -> cached.readAs(readOne(cached.topic)));
 	}
 
 	private TopicStats readOne(String topic) {

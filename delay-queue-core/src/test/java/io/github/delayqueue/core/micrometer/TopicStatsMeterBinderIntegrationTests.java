@@ -1,5 +1,6 @@
 package io.github.delayqueue.core.micrometer;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.stream.IntStream;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.github.delayqueue.test.ReplyDelayProxy;
@@ -160,6 +162,28 @@ class TopicStatsMeterBinderIntegrationTests {
 
 		assertThat(size(registry, "theirs", "ready")).isNaN();
 		assertThat(size(registry, "ours", "delayed")).isEqualTo(1);
+	}
+
+	@Test
+	void aTopicWhoseKeysRedisCannotCountShowsNoValueAndTheOthersTheirs(RedisServer server) {
+		this.queue.add(Job.builder("counted").payload("{}").delay(Duration.ofHours(1)).build());
+		this.queue.add(Job.builder("wrong-type").payload("{}").delay(Duration.ofHours(1)).build());
+		String delayed = new KeyLayout(this.queue.options().keyPrefix(), (topic) -> 1).bucket("wrong-type", 0)
+			.delayed();
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			// a key some other program overwrote: Redis answers the count with WRONGTYPE
+			connection.keyCommands().del(delayed.getBytes(StandardCharsets.UTF_8));
+			connection.stringCommands()
+				.set(delayed.getBytes(StandardCharsets.UTF_8), "x".getBytes(StandardCharsets.UTF_8));
+		}
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMinutes(1));
+		binder.bindTo(registry);
+		binder.monitor("wrong-type");
+		binder.monitor("counted");
+
+		assertThat(size(registry, "wrong-type", "delayed")).isNaN();
+		assertThat(size(registry, "counted", "delayed")).isEqualTo(1);
 	}
 
 	private static void scrape(MeterRegistry registry) {

@@ -272,8 +272,8 @@ class DelayQueueHealthIndicatorIntegrationTests {
 					new RedisStandaloneConfiguration("127.0.0.1", slow.port()));
 			connections.afterPropertiesSet();
 			connections.start();
-			// another instance's queue, which has not checked the topics' bucket counts yet: one read of them
-			// each, one after another, took 3 s, and the check reported Redis unreachable after its 2 s
+			// another instance's queue, which has not checked the topics' bucket counts yet: read one after another
+			// (150 round trips of 20 ms), the check reported Redis unreachable after its 2 s
 			DelayQueue queue = new DelayQueue(connections, options);
 			DelayQueueHealthIndicator indicator = new DelayQueueHealthIndicator(queue,
 					new DelayQueueTopics(names, List::of), connections, Duration.ofMinutes(1), Duration.ofSeconds(2));
