@@ -271,7 +271,7 @@ public final class DuePollers implements AutoCloseable {
 
 	/**
 	 * Closes the wake-up subscription and stops its threads, on a thread of its own, which it returns started; on
- * this one, returning {@code null}, when no thread can be started.
+	 * this one, returning {@code null}, when no thread can be started.
 	 */
 	private static Thread closeSubscription(RedisMessageListenerContainer subscription,
 			ExecutorService subscriptionThread, ExecutorService subscriberThread) {
