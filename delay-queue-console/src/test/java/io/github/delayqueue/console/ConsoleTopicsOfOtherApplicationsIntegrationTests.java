@@ -1,10 +1,12 @@
 package io.github.delayqueue.console;
 
+import java.time.Duration;
 import java.util.Map;
 
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.internal.KeyLayout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +21,7 @@ import org.springframework.web.context.WebApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.startsWith;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
@@ -77,6 +80,37 @@ class ConsoleTopicsOfOtherApplicationsIntegrationTests extends ConsoleIntegratio
 		this.mvc.perform(get("/delay-queue/api/topics/" + OTHER + "/jobs").param("state", "READY"))
 			.andExpect(status().isConflict());
 		assertThat(this.redis.opsForValue().get(prefix() + ":buckets:" + OTHER)).isEqualTo("4");
+	}
+
+	/**
+	 * A key of the queue another program overwrote with a value of another type: Redis refuses to count it
+	 * ({@code WRONGTYPE}). The overview lists that topic with Redis's refusal and the others with their counts, and
+	 * the topic's view is a conflict naming it; before, both answered "Redis could not be reached" (503), the whole
+	 * overview with them.
+	 */
+	@Test
+	void aTopicWhoseKeyRedisRefusesToReadIsListedWithTheRefusalAndItsViewIsAConflict() throws Exception {
+		this.queue.add(Job.builder("mine").id("ours").payload("{}").build());
+		this.queue.add(Job.builder("overwritten").id("lost").payload("{}").delay(Duration.ofHours(1)).build());
+		String delayed = new KeyLayout(prefix(), (topic) -> 1).bucket("overwritten", 0).delayed();
+		this.redis.delete(delayed);
+		this.redis.opsForValue().set(delayed, "not a sorted set");
+		try {
+			this.mvc.perform(get("/delay-queue/api/topics"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$[?(@.topic == 'overwritten')].problem",
+						hasItem(startsWith("Redis refused to read it: "))))
+				.andExpect(jsonPath("$[?(@.topic == 'overwritten')].problem", hasItem(containsString("WRONGTYPE"))))
+				.andExpect(jsonPath("$[?(@.topic == 'mine')].ready", hasItem(1)));
+			this.mvc.perform(get("/delay-queue/api/topics/overwritten"))
+				.andExpect(status().isConflict())
+				.andExpect(jsonPath("$.detail", startsWith("Redis refused the request: ")))
+				.andExpect(jsonPath("$.detail", containsString("WRONGTYPE")));
+		}
+		finally {
+			this.redis.delete(delayed);
+			this.queue.cancel("overwritten", "lost");
+		}
 	}
 
 	@Test

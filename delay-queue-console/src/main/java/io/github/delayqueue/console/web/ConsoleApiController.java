@@ -31,11 +31,13 @@ import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.RateLimit;
 import io.github.delayqueue.core.TopicOverview;
+import io.lettuce.core.RedisCommandExecutionException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -109,6 +111,13 @@ public class ConsoleApiController {
 			}
 			catch (IllegalStateException ex) {
 				// a topic whose bucket count or rate limit cannot be read: each on its own, to name it
+				return topics.stream().map(this::summaryOrProblem).toList();
+			}
+			catch (DataAccessException ex) {
+				if (!refusedByRedis(ex)) {
+					throw ex; // Redis out of reach: no topic can be read
+				}
+				// a key Redis refused to read: each on its own, to name it
 				return topics.stream().map(this::summaryOrProblem).toList();
 			}
 		}
@@ -266,7 +275,34 @@ public class ConsoleApiController {
 
 	@ExceptionHandler(DataAccessException.class)
 	ProblemDetail redisUnavailable(DataAccessException ex) {
+		if (refusedByRedis(ex)) { // Redis is there: the data is not what the queue wrote, as a corrupt job's
+			return problem(HttpStatus.CONFLICT, "Redis refused the request: " + errorReply(ex));
+		}
 		return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis could not be reached: " + ex.getMessage());
+	}
+
+	/**
+	 * Returns whether Redis answered with an error (a key of the queue holding a value of another type,
+	 * {@code WRONGTYPE}, say), rather than not at all: Lettuce's error reply, or Jedis's, which Spring Data Redis
+	 * translates to {@link InvalidDataAccessApiUsageException}.
+	 */
+	private static boolean refusedByRedis(DataAccessException ex) {
+		return ex instanceof InvalidDataAccessApiUsageException || errorReplyOf(ex) != null;
+	}
+
+	private static String errorReply(DataAccessException ex) {
+		RedisCommandExecutionException reply = errorReplyOf(ex);
+		return (reply != null) ? reply.getMessage() : ex.getMessage();
+	}
+
+	private static @Nullable RedisCommandExecutionException errorReplyOf(Throwable failure) {
+		Throwable cause = failure;
+		for (int depth = 0; cause != null && depth < 10; depth++, cause = cause.getCause()) {
+			if (cause instanceof RedisCommandExecutionException reply) {
+				return reply;
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -282,6 +318,12 @@ public class ConsoleApiController {
 		}
 		catch (IllegalStateException ex) {
 			return TopicSummary.unreadable(topic, "Cannot be read: " + ex.getMessage());
+		}
+		catch (DataAccessException ex) {
+			if (!refusedByRedis(ex)) {
+				throw ex;
+			}
+			return TopicSummary.unreadable(topic, "Redis refused to read it: " + errorReply(ex));
 		}
 	}
 
