@@ -102,23 +102,18 @@ public class ConsoleApiController {
 					.forEach((topic, overview) -> summaries.put(topic, summary(overview)));
 				break;
 			}
-			catch (BucketCountMismatchException ex) {
-				if (!readable.remove(ex.getTopic())) {
+			catch (IllegalStateException | DataAccessException ex) {
+				if (ex instanceof DataAccessException access && !refusedByRedis(access)) {
+					throw access; // Redis out of reach: no topic can be read
+				}
+				if (!(ex instanceof BucketCountMismatchException other) || !readable.remove(other.getTopic())) {
+					// a bucket count or rate limit that cannot be read, a key Redis refused to read: each topic on
+					// its own, to name it
 					return topics.stream().map(this::summaryOrProblem).toList();
 				}
 				// another application's topic, for good: shown with its reason, the others still read together
-				summaries.put(ex.getTopic(), TopicSummary.unreadable(ex.getTopic(), otherBucketCountMessage(ex)));
-			}
-			catch (IllegalStateException ex) {
-				// a topic whose bucket count or rate limit cannot be read: each on its own, to name it
-				return topics.stream().map(this::summaryOrProblem).toList();
-			}
-			catch (DataAccessException ex) {
-				if (!refusedByRedis(ex)) {
-					throw ex; // Redis out of reach: no topic can be read
-				}
-				// a key Redis refused to read: each on its own, to name it
-				return topics.stream().map(this::summaryOrProblem).toList();
+				summaries.put(other.getTopic(),
+						TopicSummary.unreadable(other.getTopic(), otherBucketCountMessage(other)));
 			}
 		}
 		return topics.stream().map(summaries::get).toList();
