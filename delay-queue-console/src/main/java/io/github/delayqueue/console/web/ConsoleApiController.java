@@ -30,14 +30,13 @@ import io.github.delayqueue.core.JobInfo;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.RedisErrorReplies;
 import io.github.delayqueue.core.TopicOverview;
-import io.lettuce.core.RedisCommandExecutionException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -103,7 +102,7 @@ public class ConsoleApiController {
 				break;
 			}
 			catch (IllegalStateException | DataAccessException ex) {
-				if (ex instanceof DataAccessException access && !refusedByRedis(access)) {
+				if (ex instanceof DataAccessException access && RedisErrorReplies.of(access) == null) {
 					throw access; // Redis out of reach: no topic can be read
 				}
 				if (!(ex instanceof BucketCountMismatchException other) || !readable.remove(other.getTopic())) {
@@ -270,34 +269,11 @@ public class ConsoleApiController {
 
 	@ExceptionHandler(DataAccessException.class)
 	ProblemDetail redisUnavailable(DataAccessException ex) {
-		if (refusedByRedis(ex)) { // Redis is there: the data is not what the queue wrote, as a corrupt job's
-			return problem(HttpStatus.CONFLICT, "Redis refused the request: " + errorReply(ex));
+		String refusal = RedisErrorReplies.of(ex);
+		if (refusal != null) { // Redis is there: the data is not what the queue wrote, as a corrupt job's
+			return problem(HttpStatus.CONFLICT, "Redis refused the request: " + refusal);
 		}
 		return problem(HttpStatus.SERVICE_UNAVAILABLE, "Redis could not be reached: " + ex.getMessage());
-	}
-
-	/**
-	 * Returns whether Redis answered with an error (a key of the queue holding a value of another type,
-	 * {@code WRONGTYPE}, say), rather than not at all: Lettuce's error reply, or Jedis's, which Spring Data Redis
-	 * translates to {@link InvalidDataAccessApiUsageException}.
-	 */
-	private static boolean refusedByRedis(DataAccessException ex) {
-		return ex instanceof InvalidDataAccessApiUsageException || errorReplyOf(ex) != null;
-	}
-
-	private static String errorReply(DataAccessException ex) {
-		RedisCommandExecutionException reply = errorReplyOf(ex);
-		return (reply != null) ? reply.getMessage() : ex.getMessage();
-	}
-
-	private static @Nullable RedisCommandExecutionException errorReplyOf(Throwable failure) {
-		Throwable cause = failure;
-		for (int depth = 0; cause != null && depth < 10; depth++, cause = cause.getCause()) {
-			if (cause instanceof RedisCommandExecutionException reply) {
-				return reply;
-			}
-		}
-		return null;
 	}
 
 	/**
@@ -315,10 +291,11 @@ public class ConsoleApiController {
 			return TopicSummary.unreadable(topic, "Cannot be read: " + ex.getMessage());
 		}
 		catch (DataAccessException ex) {
-			if (!refusedByRedis(ex)) {
+			String refusal = RedisErrorReplies.of(ex);
+			if (refusal == null) {
 				throw ex;
 			}
-			return TopicSummary.unreadable(topic, "Redis refused to read it: " + errorReply(ex));
+			return TopicSummary.unreadable(topic, "Redis refused to read it: " + refusal);
 		}
 	}
 

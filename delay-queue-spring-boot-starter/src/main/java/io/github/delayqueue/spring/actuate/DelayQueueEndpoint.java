@@ -4,12 +4,15 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.ConsumerInfo;
 import io.github.delayqueue.core.DeadLetter;
 import io.github.delayqueue.core.DelayQueue;
@@ -22,6 +25,7 @@ import io.github.delayqueue.core.NoSuchScheduleException;
 import io.github.delayqueue.core.Recurrence;
 import io.github.delayqueue.core.ScheduleInfo;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.RedisErrorReplies;
 import io.github.delayqueue.core.TopicOverview;
 import io.github.delayqueue.core.TopicStats;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
@@ -114,16 +118,85 @@ public class DelayQueueEndpoint {
 		this.lateness = lateness;
 	}
 
+	/**
+	 * Describes every topic of the application, read together. A topic that cannot be read is named under
+	 * {@code unreadable} with the reason, and the others are still described; Redis out of reach fails the whole.
+	 */
 	@ReadOperation
 	public TopicsDescriptor topics() {
+		List<String> topics = List.copyOf(this.topics.getTopics());
+		Map<String, TopicOverview> read = new HashMap<>();
+		Map<String, String> unreadable = new HashMap<>();
+		List<String> together = new ArrayList<>(topics);
+		while (!together.isEmpty()) {
+			try {
+				read.putAll(this.queue.overview(together));
+				break;
+			}
+			catch (RuntimeException ex) {
+				if (ex instanceof BucketCountMismatchException other && together.remove(other.getTopic())) {
+					unreadable.put(other.getTopic(), other.getMessage()); // the others still read together
+				}
+				else {
+					readEachOnItsOwn(together, read, unreadable, ex); // to name the topic that cannot be read
+					break;
+				}
+			}
+		}
 		Map<String, TopicSummaryDescriptor> summaries = new LinkedHashMap<>();
-		this.queue.overview(this.topics.getTopics()).forEach((topic, overview) -> {
-			TopicStats stats = overview.stats();
-			summaries.put(topic, new TopicSummaryDescriptor(stats.delayed(), stats.ready(), stats.reserved(),
-					stats.dead(), stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic),
-					overview.paused(), text(overview.rateLimit())));
-		});
-		return new TopicsDescriptor(summaries);
+		Map<String, String> reasons = new LinkedHashMap<>();
+		for (String topic : topics) {
+			TopicOverview overview = read.get(topic);
+			if (overview != null) {
+				summaries.put(topic, summary(topic, overview));
+			}
+			else if (unreadable.containsKey(topic)) {
+				reasons.put(topic, unreadable.get(topic));
+			}
+		}
+		return new TopicsDescriptor(summaries, reasons);
+	}
+
+	/**
+	 * Reads each topic on its own after reading them together failed with {@code failure}, unless that failure
+	 * says no topic can be read: anything but a setting that cannot be read or Redis refusing a command.
+	 */
+	private void readEachOnItsOwn(List<String> topics, Map<String, TopicOverview> read,
+			Map<String, String> unreadable, RuntimeException failure) {
+		if (whyUnreadable(failure) == null) {
+			throw failure;
+		}
+		for (String topic : topics) {
+			try {
+				read.put(topic, this.queue.overview(topic));
+			}
+			catch (RuntimeException ex) {
+				String reason = whyUnreadable(ex);
+				if (reason == null) {
+					throw ex;
+				}
+				unreadable.put(topic, reason);
+			}
+		}
+	}
+
+	/**
+	 * Why a topic cannot be read, when {@code failure} says that of one topic rather than of Redis; else
+	 * {@code null}.
+	 */
+	private static @Nullable String whyUnreadable(RuntimeException failure) {
+		if (failure instanceof IllegalStateException) { // another bucket count, a rate limit that cannot be read
+			return failure.getMessage();
+		}
+		String refusal = RedisErrorReplies.of(failure);
+		return (refusal != null) ? "Redis refused to read it: " + refusal : null;
+	}
+
+	private TopicSummaryDescriptor summary(String topic, TopicOverview overview) {
+		TopicStats stats = overview.stats();
+		return new TopicSummaryDescriptor(stats.delayed(), stats.ready(), stats.reserved(), stats.dead(),
+				stats.oldestReadyAge(), stats.promotionLag(), this.lateness.apply(topic), overview.paused(),
+				text(overview.rateLimit()));
 	}
 
 	/**
@@ -384,9 +457,12 @@ public class DelayQueueEndpoint {
 	/**
 	 * Every topic of the application, by name.
 	 *
-	 * @param topics summary of each topic
+	 * @param topics summary of each topic that could be read
+	 * @param unreadable why each topic that could not be read could not: laid out in another bucket count by
+	 * another application, a key of it Redis refuses to read (another program overwrote it with a value of another
+	 * type), a setting of it that cannot be read
 	 */
-	public record TopicsDescriptor(Map<String, TopicSummaryDescriptor> topics) {
+	public record TopicsDescriptor(Map<String, TopicSummaryDescriptor> topics, Map<String, String> unreadable) {
 	}
 
 	/**

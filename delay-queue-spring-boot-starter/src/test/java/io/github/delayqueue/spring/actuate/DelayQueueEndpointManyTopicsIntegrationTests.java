@@ -1,7 +1,9 @@
 package io.github.delayqueue.spring.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -9,6 +11,7 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.RateLimit;
+import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.TopicsDescriptor;
 import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.github.delayqueue.test.RedisServer;
@@ -18,13 +21,15 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code GET /actuator/delayqueue} reads every topic together: with replies 20 ms late, an application of 150
  * topics is described in less than a round trip per topic, where reading each topic's bucket count, counts, pause
- * and rate limit one after another took about 18 s.
+ * and rate limit one after another took about 18 s. A topic it cannot read is named with the reason, the others
+ * still described.
  */
 @RedisTest
 class DelayQueueEndpointManyTopicsIntegrationTests {
@@ -46,10 +51,18 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 			}
 			producer.pause("many-3");
 			producer.setRateLimit("many-4", RateLimit.parse("10/1s"));
+			try (DelayQueue otherApplication = new DelayQueue(direct, DelayQueueOptions.builder()
+				.keyPrefix(options.keyPrefix())
+				.bucketsByTopic(Map.of("laid-out", 4))
+				.build())) {
+				otherApplication.add(Job.builder("laid-out").payload("{}").delay(Duration.ofHours(1)).build());
+			}
+			List<String> topicsOfTheApplication = new ArrayList<>(names);
+			topicsOfTheApplication.add(75, "laid-out"); // set aside, the others still read together
 			LettuceConnectionFactory connections = connections("127.0.0.1", slow.port());
 			try (DelayQueue queue = new DelayQueue(connections, options)) {
-				DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue, new DelayQueueTopics(names, List::of),
-						(topic) -> null);
+				DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
+						new DelayQueueTopics(topicsOfTheApplication, List::of), (topic) -> null);
 
 				long start = System.nanoTime();
 				TopicsDescriptor topics = endpoint.topics();
@@ -60,6 +73,7 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 					assertThat(topic.paused()).as(name).isEqualTo(name.equals("many-3"));
 					assertThat(topic.rateLimit()).as(name).isEqualTo(name.equals("many-4") ? "10/1s" : null);
 				});
+				assertThat(topics.unreadable()).containsOnlyKeys("laid-out");
 				assertThat(took).as("described %d topics with replies %s late", names.size(), REPLY_DELAY)
 					.isLessThan(REPLY_DELAY.multipliedBy(names.size()));
 			}
@@ -69,6 +83,44 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 		}
 		finally {
 			direct.destroy();
+		}
+	}
+
+	/**
+	 * One topic laid out in another bucket count by another application, one whose delayed set another program
+	 * overwrote with a string (Redis refuses to count it, {@code WRONGTYPE}): each is named under
+	 * {@code unreadable} with its reason, and the other topics are described; before, the whole read failed.
+	 */
+	@Test
+	void aTopicThatCannotBeReadIsNamedWithItsReasonAndTheOthersAreDescribed(RedisServer server) throws Exception {
+		String prefix = server.newKeyPrefix();
+		DelayQueueOptions options = DelayQueueOptions.builder().keyPrefix(prefix).build();
+		LettuceConnectionFactory connections = connections(server.host(), server.port());
+		try (DelayQueue queue = new DelayQueue(connections, options);
+				DelayQueue otherApplication = new DelayQueue(connections,
+						DelayQueueOptions.builder().keyPrefix(prefix).bucketsByTopic(Map.of("laid-out", 4)).build())) {
+			queue.add(Job.builder("mine").payload("{}").delay(Duration.ofHours(1)).build());
+			queue.add(Job.builder("overwritten").payload("{}").delay(Duration.ofHours(1)).build());
+			otherApplication.add(Job.builder("laid-out").payload("{}").delay(Duration.ofHours(1)).build());
+			String delayed = new KeyLayout(prefix, (topic) -> 1).bucket("overwritten", 0).delayed();
+			StringRedisTemplate redis = new StringRedisTemplate(connections);
+			redis.delete(delayed);
+			redis.opsForValue().set(delayed, "not a sorted set");
+			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
+					new DelayQueueTopics(List.of("mine", "overwritten", "laid-out", "also-mine"), List::of),
+					(topic) -> null);
+
+			TopicsDescriptor topics = endpoint.topics();
+
+			assertThat(topics.topics()).containsOnlyKeys("mine", "also-mine");
+			assertThat(topics.topics().get("mine").delayed()).isEqualTo(1);
+			assertThat(topics.unreadable()).containsOnlyKeys("overwritten", "laid-out");
+			assertThat(topics.unreadable().get("overwritten")).startsWith("Redis refused to read it: ")
+				.contains("WRONGTYPE");
+			assertThat(topics.unreadable().get("laid-out")).contains("laid out in 4 buckets in Redis");
+		}
+		finally {
+			connections.destroy();
 		}
 	}
 
