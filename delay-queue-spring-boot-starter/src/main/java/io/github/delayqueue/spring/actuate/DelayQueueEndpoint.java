@@ -120,7 +120,9 @@ public class DelayQueueEndpoint {
 
 	/**
 	 * Describes every topic of the application, read together. A topic that cannot be read is named under
-	 * {@code unreadable} with the reason, and the others are still described; Redis out of reach fails the whole.
+	 * {@code unreadable} with the reason (laid out in another bucket count, a key Redis refuses to read, another
+	 * failure of its own) and the others are still described. Redis out of reach, or answering that it cannot
+	 * serve now, fails the whole, as does a failure every topic meets when read on its own.
 	 */
 	@ReadOperation
 	public TopicsDescriptor topics() {
@@ -158,14 +160,16 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
-	 * Reads each topic on its own after reading them together failed with {@code failure}, unless that failure
-	 * says no topic can be read: anything but a setting that cannot be read or Redis refusing a command.
+	 * Reads each topic on its own after reading them together failed with {@code failure}, to name the topic that
+	 * cannot be read; throws that failure when it is not one a topic can have, or when no topic can be read on its
+	 * own either (then it is not a topic's: a connection factory stopped, say).
 	 */
 	private void readEachOnItsOwn(List<String> topics, Map<String, TopicOverview> read,
 			Map<String, String> unreadable, RuntimeException failure) {
 		if (whyUnreadable(failure) == null) {
 			throw failure;
 		}
+		Map<String, String> reasons = new HashMap<>();
 		for (String topic : topics) {
 			try {
 				read.put(topic, this.queue.overview(topic));
@@ -175,13 +179,17 @@ public class DelayQueueEndpoint {
 				if (reason == null) {
 					throw ex;
 				}
-				unreadable.put(topic, reason);
+				reasons.put(topic, reason);
 			}
 		}
+		if (reasons.size() == topics.size()) {
+			throw failure;
+		}
+		unreadable.putAll(reasons);
 	}
 
 	/**
-	 * Why a topic cannot be read, when {@code failure} says that of one topic rather than of Redis; else
+	 * Why a topic cannot be read, when {@code failure} may say that of one topic rather than of Redis; else
 	 * {@code null}.
 	 */
 	private static @Nullable String whyUnreadable(RuntimeException failure) {
@@ -460,9 +468,18 @@ public class DelayQueueEndpoint {
 	 * @param topics summary of each topic that could be read
 	 * @param unreadable why each topic that could not be read could not: laid out in another bucket count by
 	 * another application, a key of it Redis refuses to read (another program overwrote it with a value of another
-	 * type), a setting of it that cannot be read
+	 * type), a setting of it that cannot be read, or another failure reading it alone
 	 */
 	public record TopicsDescriptor(Map<String, TopicSummaryDescriptor> topics, Map<String, String> unreadable) {
+
+		/**
+		 * Every topic of the application, each read.
+		 * @param topics summary of each topic
+		 */
+		public TopicsDescriptor(Map<String, TopicSummaryDescriptor> topics) {
+			this(topics, Map.of());
+		}
+
 	}
 
 	/**

@@ -19,11 +19,14 @@ import io.github.delayqueue.test.RedisTest;
 import io.github.delayqueue.test.ReplyDelayProxy;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code GET /actuator/delayqueue} reads every topic together: with replies 20 ms late, an application of 150
@@ -118,6 +121,57 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 			assertThat(topics.unreadable().get("overwritten")).startsWith("Redis refused to read it: ")
 				.contains("WRONGTYPE");
 			assertThat(topics.unreadable().get("laid-out")).contains("laid out in 4 buckets in Redis");
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	/**
+	 * Redis out of reach is no topic's problem: the read fails whole, as it did, rather than naming every topic
+	 * unreadable.
+	 */
+	@Test
+	void redisOutOfReachFailsTheWholeRead(RedisServer server) throws Exception {
+		DelayQueueOptions options = DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).build();
+		ReplyDelayProxy proxy = new ReplyDelayProxy(server.host(), server.port(), Duration.ZERO);
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+		connections.afterPropertiesSet();
+		connections.start();
+		try (proxy; DelayQueue queue = new DelayQueue(connections, options)) {
+			queue.add(Job.builder("mine").payload("{}").delay(Duration.ofHours(1)).build());
+			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
+					new DelayQueueTopics(List.of("mine", "also-mine"), List::of), (topic) -> null);
+			assertThat(endpoint.topics().topics()).containsOnlyKeys("mine", "also-mine");
+
+			proxy.close();
+
+			assertThatThrownBy(endpoint::topics).isInstanceOf(DataAccessException.class);
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	/**
+	 * A failure every topic meets when read on its own is no topic's, though it may be a topic's failure in kind (a
+	 * connection factory stopped under the queue throws {@link IllegalStateException}): the read fails whole.
+	 */
+	@Test
+	void aFailureEveryTopicMeetsOnItsOwnFailsTheWholeRead(RedisServer server) throws Exception {
+		DelayQueueOptions options = DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).build();
+		LettuceConnectionFactory connections = connections(server.host(), server.port());
+		try (DelayQueue queue = new DelayQueue(connections, options)) {
+			queue.add(Job.builder("mine").payload("{}").delay(Duration.ofHours(1)).build());
+			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
+					new DelayQueueTopics(List.of("mine", "also-mine"), List::of), (topic) -> null);
+			assertThat(endpoint.topics().topics()).containsOnlyKeys("mine", "also-mine");
+
+			connections.stop();
+
+			assertThatThrownBy(endpoint::topics).isInstanceOf(IllegalStateException.class);
 		}
 		finally {
 			connections.destroy();
