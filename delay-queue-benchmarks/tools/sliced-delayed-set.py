@@ -80,7 +80,7 @@ end
 local key = index .. ':' .. slice
 redis.call('ZADD', key, due, id)
 if redis.call('ZCARD', key) > SLICE_MAX then
-  -- split at the middle, moved to the first rank whose due time differs from the rank before (ties stay together)
+  -- split at the rank nearest the middle whose due time differs from the rank before (ties stay together)
   local all = redis.call('ZRANGE', key, '0', '-1', 'WITHSCORES')
   local n = #all / 2
   local at
