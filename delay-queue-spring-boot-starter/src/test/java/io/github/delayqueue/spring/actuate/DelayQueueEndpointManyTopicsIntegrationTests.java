@@ -17,6 +17,7 @@ import io.github.delayqueue.spring.config.DelayQueueTopics;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.github.delayqueue.test.ReplyDelayProxy;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
@@ -132,26 +133,14 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 	 * unreadable.
 	 */
 	@Test
-	void redisOutOfReachFailsTheWholeRead(RedisServer server) throws Exception {
-		DelayQueueOptions options = DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).build();
-		ReplyDelayProxy proxy = new ReplyDelayProxy(server.host(), server.port(), Duration.ZERO);
-		LettuceConnectionFactory connections = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
-		connections.afterPropertiesSet();
-		connections.start();
-		try (proxy; DelayQueue queue = new DelayQueue(connections, options)) {
-			queue.add(Job.builder("mine").payload("{}").delay(Duration.ofHours(1)).build());
-			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
-					new DelayQueueTopics(List.of("mine", "also-mine"), List::of), (topic) -> null);
-			assertThat(endpoint.topics().topics()).containsOnlyKeys("mine", "also-mine");
-
-			proxy.close();
-
-			assertThatThrownBy(endpoint::topics).isInstanceOf(DataAccessException.class);
-		}
-		finally {
-			connections.destroy();
+	void redisOutOfReachFailsTheWholeRead(RedisServer server) throws Throwable {
+		try (ReplyDelayProxy proxy = new ReplyDelayProxy(server.host(), server.port(), Duration.ZERO)) {
+			LettuceConnectionFactory connections = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+			connections.afterPropertiesSet();
+			connections.start();
+			assertTheReadFailsWholeAfter(proxy::close, connections, server.newKeyPrefix(), DataAccessException.class);
 		}
 	}
 
@@ -160,18 +149,28 @@ class DelayQueueEndpointManyTopicsIntegrationTests {
 	 * connection factory stopped under the queue throws {@link IllegalStateException}): the read fails whole.
 	 */
 	@Test
-	void aFailureEveryTopicMeetsOnItsOwnFailsTheWholeRead(RedisServer server) throws Exception {
-		DelayQueueOptions options = DelayQueueOptions.builder().keyPrefix(server.newKeyPrefix()).build();
+	void aFailureEveryTopicMeetsOnItsOwnFailsTheWholeRead(RedisServer server) throws Throwable {
 		LettuceConnectionFactory connections = connections(server.host(), server.port());
-		try (DelayQueue queue = new DelayQueue(connections, options)) {
+		assertTheReadFailsWholeAfter(connections::stop, connections, server.newKeyPrefix(),
+				IllegalStateException.class);
+	}
+
+	/**
+	 * Describes two topics, then makes the fault and asserts that the next description fails with the failure
+	 * named; destroys the connections.
+	 */
+	private static void assertTheReadFailsWholeAfter(ThrowingCallable fault, LettuceConnectionFactory connections,
+			String keyPrefix, Class<? extends Throwable> failure) throws Throwable {
+		try (DelayQueue queue = new DelayQueue(connections,
+				DelayQueueOptions.builder().keyPrefix(keyPrefix).build())) {
 			queue.add(Job.builder("mine").payload("{}").delay(Duration.ofHours(1)).build());
 			DelayQueueEndpoint endpoint = new DelayQueueEndpoint(queue,
 					new DelayQueueTopics(List.of("mine", "also-mine"), List::of), (topic) -> null);
 			assertThat(endpoint.topics().topics()).containsOnlyKeys("mine", "also-mine");
 
-			connections.stop();
+			fault.call();
 
-			assertThatThrownBy(endpoint::topics).isInstanceOf(IllegalStateException.class);
+			assertThatThrownBy(endpoint::topics).isInstanceOf(failure);
 		}
 		finally {
 			connections.destroy();
