@@ -7,6 +7,7 @@ import java.util.function.Function;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
 import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisLoadingException;
 import org.junit.jupiter.api.Test;
 
@@ -61,8 +62,22 @@ class RedisErrorRepliesIntegrationTests {
 	}
 
 	/**
-	 * Replies that say Redis cannot serve now, whatever the key, and a Jedis failure that is no reply of Redis's:
-	 * none is a refusal of the command.
+	 * Redis answering the connection's handshake with an error (here {@code ERR}, for a client name it does not take)
+	 * is Redis not serving this client, not a refusal of a command for what it found.
+	 */
+	@Test
+	void anErrorReplyWhileConnectingIsNoRefusal(RedisServer server) throws Exception {
+		LettuceConnectionFactory lettuce = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()),
+				LettuceClientConfiguration.builder().clientName("a name with spaces").build());
+		Throwable failure = failureOf(lettuce, (redis) -> redis.opsForValue().get("any"));
+		assertThat(failure).isNotNull();
+		assertThat(RedisErrorReplies.of(failure)).isNull();
+	}
+
+	/**
+	 * Replies that say Redis cannot serve now, or not here (a redirect), whatever the key, and a Jedis failure that is
+	 * no reply of Redis's: none is a refusal of the command; a key of another type is, also inside a script.
 	 */
 	@Test
 	void aReplyThatRedisCannotServeNowIsNoRefusal() {
@@ -74,6 +89,16 @@ class RedisErrorRepliesIntegrationTests {
 				"CLUSTERDOWN The cluster is down"))).isNull();
 		assertThat(RedisErrorReplies.of(new InvalidDataAccessApiUsageException("No reachable node in cluster")))
 			.isNull();
+		assertThat(RedisErrorReplies.of(new RedisSystemException("Error in execution",
+				new RedisCommandExecutionException("MOVED 3999 127.0.0.1:6381")))).isNull();
+		// a command's error inside a script, as Redis 6.2 reports it
+		assertThat(RedisErrorReplies.of(new InvalidDataAccessApiUsageException("ERR Error running script (call to "
+				+ "f_0a1b): @user_script:12: -OOM command not allowed when used memory > 'maxmemory'.")))
+			.isNull();
+		String wrongTypeInScript = "ERR Error running script (call to f_0a1b): @user_script:12: WRONGTYPE Operation "
+				+ "against a key holding the wrong kind of value";
+		assertThat(RedisErrorReplies.of(new InvalidDataAccessApiUsageException(wrongTypeInScript)))
+			.isEqualTo(wrongTypeInScript);
 		assertThat(RedisErrorReplies.of(new InvalidDataAccessApiUsageException("WRONGTYPE Operation against a key")))
 			.isEqualTo("WRONGTYPE Operation against a key");
 	}

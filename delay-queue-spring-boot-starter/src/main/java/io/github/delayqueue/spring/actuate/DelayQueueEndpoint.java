@@ -161,8 +161,10 @@ public class DelayQueueEndpoint {
 
 	/**
 	 * Reads each topic on its own after reading them together failed with {@code failure}, to name the topic that
-	 * cannot be read; throws that failure when it is not one a topic can have, or when no topic can be read on its
-	 * own either (then it is not a topic's: a connection factory stopped, say).
+	 * cannot be read; throws that failure when it is not one a topic can have, or when every topic meets an
+	 * {@link IllegalStateException} on its own, other than another bucket count (then it is the queue's, not a
+	 * topic's: a connection factory stopped, say; an application whose one topic holds a rate limit that cannot be
+	 * read is told so by that failure too).
 	 */
 	private void readEachOnItsOwn(List<String> topics, Map<String, TopicOverview> read,
 			Map<String, String> unreadable, RuntimeException failure) {
@@ -170,19 +172,23 @@ public class DelayQueueEndpoint {
 			throw failure;
 		}
 		Map<String, String> reasons = new HashMap<>();
+		boolean eachAnIllegalState = true;
 		for (String topic : topics) {
 			try {
 				read.put(topic, this.queue.overview(topic));
+				eachAnIllegalState = false;
 			}
 			catch (RuntimeException ex) {
 				String reason = whyUnreadable(ex);
 				if (reason == null) {
 					throw ex;
 				}
+				eachAnIllegalState &= ex instanceof IllegalStateException
+						&& !(ex instanceof BucketCountMismatchException);
 				reasons.put(topic, reason);
 			}
 		}
-		if (reasons.size() == topics.size()) {
+		if (eachAnIllegalState) {
 			throw failure;
 		}
 		unreadable.putAll(reasons);
@@ -193,7 +199,7 @@ public class DelayQueueEndpoint {
 	 * {@code null}.
 	 */
 	private static @Nullable String whyUnreadable(RuntimeException failure) {
-		if (failure instanceof IllegalStateException) { // another bucket count, a rate limit that cannot be read
+		if (failure instanceof IllegalStateException) { // a bucket count or rate limit that cannot be read
 			return failure.getMessage();
 		}
 		String refusal = RedisErrorReplies.of(failure);
