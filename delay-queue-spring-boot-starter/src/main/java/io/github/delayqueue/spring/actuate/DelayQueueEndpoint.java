@@ -507,6 +507,15 @@ public class DelayQueueEndpoint {
 	}
 
 	/**
+	 * Why a topic's page cannot be read.
+	 *
+	 * @param topic the topic
+	 * @param problem why: laid out in another bucket count by another application, a key Redis refuses to read
+	 */
+	public record TopicProblemDescriptor(String topic, String problem) {
+	}
+
+	/**
 	 * One topic in detail.
 	 *
 	 * @param topic the topic

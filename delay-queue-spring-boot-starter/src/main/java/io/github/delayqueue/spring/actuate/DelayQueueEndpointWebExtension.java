@@ -2,31 +2,59 @@ package io.github.delayqueue.spring.actuate;
 
 import java.time.Duration;
 
+import io.github.delayqueue.core.BucketCountMismatchException;
+import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.NoSuchScheduleException;
+import io.github.delayqueue.core.RedisErrorReplies;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.CancelledDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.JobDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.ScheduleDescriptor;
+import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.TopicProblemDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.UnscheduledDescriptor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+import org.springframework.dao.DataAccessException;
 
 /**
  * Web extension of the {@link DelayQueueEndpoint}: a write operation on a job or a schedule that does not
- * exist is answered with 404.
+ * exist is answered with 404, and a topic's page that cannot be read (laid out in another bucket count by another
+ * application, a key Redis refuses to read) with 409 naming why.
  */
 @EndpointWebExtension(endpoint = DelayQueueEndpoint.class)
 public class DelayQueueEndpointWebExtension {
+
+	private static final int STATUS_CONFLICT = 409;
 
 	private final DelayQueueEndpoint delegate;
 
 	public DelayQueueEndpointWebExtension(DelayQueueEndpoint delegate) {
 		this.delegate = delegate;
+	}
+
+	@ReadOperation
+	public WebEndpointResponse<Object> topic(@Selector String topic, @Nullable Integer offset,
+			@Nullable Integer limit, @Nullable JobState state) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.topic(topic, offset, limit, state));
+		}
+		catch (BucketCountMismatchException ex) {
+			return new WebEndpointResponse<>(new TopicProblemDescriptor(topic, ex.getMessage()), STATUS_CONFLICT);
+		}
+		catch (DataAccessException ex) {
+			String refusal = RedisErrorReplies.of(ex);
+			if (refusal == null) {
+				throw ex; // Redis out of reach, or unable to serve now
+			}
+			return new WebEndpointResponse<>(
+					new TopicProblemDescriptor(topic, "Redis refused to read it: " + refusal), STATUS_CONFLICT);
+		}
 	}
 
 	@WriteOperation

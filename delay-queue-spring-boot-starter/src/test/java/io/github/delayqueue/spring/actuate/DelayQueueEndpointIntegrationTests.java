@@ -11,6 +11,7 @@ import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.Job;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.Schedule;
+import io.github.delayqueue.core.internal.KeyLayout;
 import io.github.delayqueue.spring.DelayListener;
 import io.github.delayqueue.spring.DelayQueueTemplate;
 import io.github.delayqueue.test.RedisServer;
@@ -28,6 +29,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.annotation.DirtiesContext;
@@ -67,6 +69,9 @@ class DelayQueueEndpointIntegrationTests {
 
 	@Autowired
 	private DelayQueue queue;
+
+	@Autowired
+	private StringRedisTemplate redis;
 
 	@Autowired
 	private Listeners listeners;
@@ -326,6 +331,35 @@ class DelayQueueEndpointIntegrationTests {
 		assertThat(this.queue.schedules("reports")).isEmpty();
 		assertThat(this.queue.stats("reports").delayed()).isZero();
 		assertThat(exchange(HttpMethod.DELETE, "/reports/schedules/nightly", null).status()).isEqualTo(404);
+	}
+
+	/**
+	 * A topic whose key another program overwrote with a value of another type (Redis refuses to read it,
+	 * {@code WRONGTYPE}): its page answers 409 naming Redis's refusal, and the list of topics names it under
+	 * {@code unreadable} beside the others; its page answered 500.
+	 */
+	@Test
+	void aTopicWhoseKeyRedisRefusesToReadIsAConflictOnItsPageAndListedUnreadable() {
+		this.template.send("overwritten", "x", Duration.ofHours(1));
+		String delayed = new KeyLayout(keyPrefix, (topic) -> 1).bucket("overwritten", 0).delayed();
+		this.redis.delete(delayed);
+		this.redis.opsForValue().set(delayed, "not a sorted set");
+		try {
+			Response topic = exchange(HttpMethod.GET, "/overwritten", null);
+			assertThat(topic.status()).isEqualTo(409);
+			assertThat(topic.body().get("topic").asString()).isEqualTo("overwritten");
+			assertThat(topic.body().get("problem").asString()).startsWith("Redis refused to read it: ")
+				.contains("WRONGTYPE");
+
+			Response topics = exchange(HttpMethod.GET, "", null);
+			assertThat(topics.status()).isEqualTo(200);
+			assertThat(topics.body().get("unreadable").get("overwritten").asString()).contains("WRONGTYPE");
+			assertThat(topics.body().get("topics").propertyNames()).contains("configured")
+				.doesNotContain("overwritten");
+		}
+		finally {
+			this.redis.delete(delayed);
+		}
 	}
 
 	@Test
