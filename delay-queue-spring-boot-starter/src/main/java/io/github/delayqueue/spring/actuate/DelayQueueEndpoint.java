@@ -47,12 +47,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <caption>Operations</caption>
  * <tr><th>request</th><th>does</th></tr>
  * <tr><td>{@code GET /actuator/delayqueue}</td><td>every topic of {@link DelayQueueTopics}: counts by state,
- * age of the oldest ready job, promotion lag, delivery lateness, whether it is paused, its rate limit</td></tr>
+ * age of the oldest ready job, promotion lag, delivery lateness, whether it is paused, its rate limit; under
+ * {@code unreadable}, each topic that cannot be read, with why</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?offset=0&limit=20}</td><td>one topic (any valid name; an unused
  * one has zero counts) with its live consumers (the heartbeats of listeners in every instance), its recurring schedules and their
  * next fire times, and a page of its
  * dead letters, oldest first; {@code offset} and {@code limit} page them (limit at most
- * {@value #MAX_PAGE_SIZE})</td></tr>
+ * {@value #MAX_PAGE_SIZE}); 409 with the topic and the problem when it cannot be read (another application's
+ * bucket count, a key Redis refuses to read)</td></tr>
  * <tr><td>{@code GET /actuator/delayqueue/{topic}?state=reserved&offset=0&limit=20}</td><td>the same, with a page
  * of the topic's jobs in that state ({@code delayed} or {@code ready} by due time, {@code reserved} by lease
  * deadline, {@code dead} by time of death) instead of the dead letters; {@code offset + limit} at most

@@ -19,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.aot.hint.annotation.RegisterReflectionForBinding;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 import org.springframework.dao.DataAccessException;
 
@@ -38,7 +39,13 @@ public class DelayQueueEndpointWebExtension {
 		this.delegate = delegate;
 	}
 
+	/**
+	 * Describes a topic as {@link DelayQueueEndpoint#topic} does, or answers 409 naming why it cannot: laid out in
+	 * another bucket count by another application, or a key Redis refuses to read. A bucket count or rate limit
+	 * Redis holds in a form that cannot be read is still answered 500 here (the list of topics names it).
+	 */
 	@ReadOperation
+	@RegisterReflectionForBinding(TopicProblemDescriptor.class) // the answer's declared type is Object
 	public WebEndpointResponse<Object> topic(@Selector String topic, @Nullable Integer offset,
 			@Nullable Integer limit, @Nullable JobState state) {
 		try {

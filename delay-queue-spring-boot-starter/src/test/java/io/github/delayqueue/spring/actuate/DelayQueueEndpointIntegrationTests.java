@@ -340,8 +340,8 @@ class DelayQueueEndpointIntegrationTests {
 	 */
 	@Test
 	void aTopicWhoseKeyRedisRefusesToReadIsAConflictOnItsPageAndListedUnreadable() {
-		this.template.send("overwritten", "x", Duration.ofHours(1));
-		String delayed = new KeyLayout(keyPrefix, (topic) -> 1).bucket("overwritten", 0).delayed();
+		String id = this.template.send("overwritten", "x", Duration.ofHours(1));
+		String delayed = keys().bucket("overwritten", 0).delayed();
 		this.redis.delete(delayed);
 		this.redis.opsForValue().set(delayed, "not a sorted set");
 		try {
@@ -359,7 +359,30 @@ class DelayQueueEndpointIntegrationTests {
 		}
 		finally {
 			this.redis.delete(delayed);
+			this.template.cancel("overwritten", id);
 		}
+	}
+
+	/**
+	 * A topic another application laid out in another bucket count: its page answers 409 naming the count.
+	 */
+	@Test
+	void aTopicOfAnotherBucketCountIsAConflictOnItsPage() {
+		String bucketCount = keys().bucketCount("laid-out-elsewhere");
+		this.redis.opsForValue().set(bucketCount, "3");
+		try {
+			Response topic = exchange(HttpMethod.GET, "/laid-out-elsewhere", null);
+			assertThat(topic.status()).isEqualTo(409);
+			assertThat(topic.body().get("topic").asString()).isEqualTo("laid-out-elsewhere");
+			assertThat(topic.body().get("problem").asString()).contains("laid out in 3 buckets in Redis");
+		}
+		finally {
+			this.redis.delete(bucketCount);
+		}
+	}
+
+	private KeyLayout keys() {
+		return new KeyLayout(keyPrefix, this.queue.options()::bucketsOf);
 	}
 
 	@Test

@@ -87,11 +87,13 @@ class DelayQueueAotProcessingTests {
 		assertThat(reflection.onMethodInvocation(DelayQueueEndpoint.class, "topics")).accepts(hints);
 		assertThat(reflection.onMethodInvocation(DelayQueueEndpoint.class, "job")).accepts(hints);
 		assertThat(reflection.onMethodInvocation(DelayQueueEndpointWebExtension.class, "jobAction")).accepts(hints);
+		assertThat(reflection.onMethodInvocation(DelayQueueEndpointWebExtension.class, "topic")).accepts(hints);
 		for (Class<?> answer : List.of(DelayQueueEndpoint.TopicsDescriptor.class,
 				DelayQueueEndpoint.TopicSummaryDescriptor.class, DelayQueueEndpoint.LatenessDescriptor.class,
 				DelayQueueEndpoint.TopicDescriptor.class, DelayQueueEndpoint.DeadLettersDescriptor.class,
 				DelayQueueEndpoint.DeadLetterDescriptor.class, DelayQueueEndpoint.JobDescriptor.class,
-				DelayQueueEndpoint.CancelledDescriptor.class, DelayQueueEndpoint.TopicActionDescriptor.class)) {
+				DelayQueueEndpoint.CancelledDescriptor.class, DelayQueueEndpoint.TopicActionDescriptor.class,
+				DelayQueueEndpoint.TopicProblemDescriptor.class)) {
 			assertThat(reflection.onType(answer)).as(answer.getSimpleName()).accepts(hints);
 		}
 		assertThat(reflection.onMethodInvocation(DelayQueueEndpoint.JobDescriptor.class, "dueAt")).accepts(hints);
