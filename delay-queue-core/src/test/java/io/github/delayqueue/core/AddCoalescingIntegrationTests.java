@@ -1,6 +1,5 @@
 package io.github.delayqueue.core;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -913,11 +912,8 @@ class AddCoalescingIntegrationTests {
 	}
 
 	private static ThreadPoolExecutor senderOf(DelayQueue queue) throws ReflectiveOperationException {
-		Field adds = DelayQueue.class.getDeclaredField("adds");
-		adds.setAccessible(true);
-		Field sender = AddCoalescer.class.getDeclaredField("sender");
-		sender.setAccessible(true);
-		return (ThreadPoolExecutor) sender.get(adds.get(queue));
+		Object adds = PrivateFields.read(queue, DelayQueue.class, "adds");
+		return (ThreadPoolExecutor) PrivateFields.read(adds, AddCoalescer.class, "sender");
 	}
 
 	private static Set<Thread> senderThreads() {

@@ -1,6 +1,5 @@
 package io.github.delayqueue.core;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -176,11 +175,8 @@ class ScheduleIntegrationTests {
 	}
 
 	private static ThreadPoolExecutor refillsOf(DelayQueue queue) throws ReflectiveOperationException {
-		Field schedules = DelayQueue.class.getDeclaredField("schedules");
-		schedules.setAccessible(true);
-		Field refills = Schedules.class.getDeclaredField("refills");
-		refills.setAccessible(true);
-		return (ThreadPoolExecutor) refills.get(schedules.get(queue));
+		Object schedules = PrivateFields.read(queue, DelayQueue.class, "schedules");
+		return (ThreadPoolExecutor) PrivateFields.read(schedules, Schedules.class, "refills");
 	}
 
 	@Test

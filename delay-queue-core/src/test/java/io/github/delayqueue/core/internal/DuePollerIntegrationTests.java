@@ -1,6 +1,5 @@
 package io.github.delayqueue.core.internal;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.core.DelayQueue;
 import io.github.delayqueue.core.DelayQueueOptions;
 import io.github.delayqueue.core.Job;
+import io.github.delayqueue.core.PrivateFields;
 import io.github.delayqueue.core.TestRedis;
 import io.github.delayqueue.test.RedisServer;
 import io.github.delayqueue.test.RedisTest;
@@ -77,8 +77,8 @@ class DuePollerIntegrationTests {
 	@Test
 	void aStartWhosePollersCannotBeTimedLeavesTheTopicUnpolled() throws Exception {
 		this.queue.startPolling("first"); // the timer made, and its thread
-		Object pollers = field(this.queue, DelayQueue.class, "pollers");
-		((ScheduledThreadPoolExecutor) field(pollers, DuePollers.class, "scheduler")).shutdownNow();
+		Object pollers = PrivateFields.read(this.queue, DelayQueue.class, "pollers");
+		((ScheduledThreadPoolExecutor) PrivateFields.read(pollers, DuePollers.class, "scheduler")).shutdownNow();
 
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> this.queue.startPolling(TOPIC));
 		assertThat(this.queue.isPolling(TOPIC)).isFalse();
@@ -97,10 +97,9 @@ class DuePollerIntegrationTests {
 			.bucketsByTopic(Map.of(TOPIC, 2))
 			.build())) {
 			twoBuckets.startPolling("first"); // the timer made, its thread and the shared threads
-			Object pollers = field(twoBuckets, DelayQueue.class, "pollers");
-			Field scheduler = DuePollers.class.getDeclaredField("scheduler");
-			scheduler.setAccessible(true);
-			ScheduledThreadPoolExecutor timer = (ScheduledThreadPoolExecutor) scheduler.get(pollers);
+			Object pollers = PrivateFields.read(twoBuckets, DelayQueue.class, "pollers");
+			ScheduledThreadPoolExecutor timer = (ScheduledThreadPoolExecutor) PrivateFields.read(pollers,
+					DuePollers.class, "scheduler");
 			AtomicInteger timed = new AtomicInteger();
 			Thread starting = Thread.currentThread();
 			ScheduledThreadPoolExecutor refusingTheSecond = new ScheduledThreadPoolExecutor(1) {
@@ -116,7 +115,7 @@ class DuePollerIntegrationTests {
 
 			};
 			refusingTheSecond.setRemoveOnCancelPolicy(true);
-			scheduler.set(pollers, refusingTheSecond);
+			PrivateFields.write(pollers, DuePollers.class, "scheduler", refusingTheSecond);
 			try {
 				assertThatExceptionOfType(RejectedExecutionException.class)
 					.isThrownBy(() -> twoBuckets.startPolling(TOPIC));
@@ -127,16 +126,10 @@ class DuePollerIntegrationTests {
 				assertThat(refusingTheSecond.getQueue()).as("timers of the first poller").isEmpty();
 			}
 			finally {
-				scheduler.set(pollers, timer);
+				PrivateFields.write(pollers, DuePollers.class, "scheduler", timer);
 				refusingTheSecond.shutdownNow();
 			}
 		}
-	}
-
-	private static Object field(Object owner, Class<?> type, String name) throws ReflectiveOperationException {
-		Field field = type.getDeclaredField(name);
-		field.setAccessible(true);
-		return field.get(owner);
 	}
 
 	/**

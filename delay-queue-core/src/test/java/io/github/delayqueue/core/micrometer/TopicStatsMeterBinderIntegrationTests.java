@@ -84,12 +84,7 @@ class TopicStatsMeterBinderIntegrationTests {
 
 	@Test
 	void readingEveryGaugeOftenCostsOneStatsScriptPerTopicPerRefreshInterval() {
-		MeterRegistry registry = new SimpleMeterRegistry();
-		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofHours(1));
-		binder.bindTo(registry);
-		binder.monitor("alpha");
-		binder.monitor("beta");
-		binder.monitor("gamma");
+		MeterRegistry registry = monitoring(Duration.ofHours(1), "alpha", "beta", "gamma");
 		long before = evalshaCalls();
 		for (int scrape = 0; scrape < 50; scrape++) {
 			scrape(registry);
@@ -101,11 +96,7 @@ class TopicStatsMeterBinderIntegrationTests {
 
 	@Test
 	void gaugesReadRedisAgainOnceTheRefreshIntervalHasPassed() throws Exception {
-		MeterRegistry registry = new SimpleMeterRegistry();
-		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMillis(200));
-		binder.bindTo(registry);
-		binder.monitor("alpha");
-		binder.monitor("beta");
+		MeterRegistry registry = monitoring(Duration.ofMillis(200), "alpha", "beta");
 		long before = evalshaCalls();
 		scrape(registry);
 		Thread.sleep(300);
@@ -154,11 +145,7 @@ class TopicStatsMeterBinderIntegrationTests {
 				this.queue.options().mutate().bucketsByTopic(Map.of("theirs", 4)).build())) {
 			theirs.add(Job.builder("theirs").payload("{}").build());
 		}
-		MeterRegistry registry = new SimpleMeterRegistry();
-		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMinutes(1));
-		binder.bindTo(registry);
-		binder.monitor("theirs");
-		binder.monitor("ours");
+		MeterRegistry registry = monitoring(Duration.ofMinutes(1), "theirs", "ours");
 
 		assertThat(size(registry, "theirs", "ready")).isNaN();
 		assertThat(size(registry, "ours", "delayed")).isEqualTo(1);
@@ -176,14 +163,23 @@ class TopicStatsMeterBinderIntegrationTests {
 			connection.stringCommands()
 				.set(delayed.getBytes(StandardCharsets.UTF_8), "x".getBytes(StandardCharsets.UTF_8));
 		}
-		MeterRegistry registry = new SimpleMeterRegistry();
-		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, Duration.ofMinutes(1));
-		binder.bindTo(registry);
-		binder.monitor("wrong-type");
-		binder.monitor("counted");
+		MeterRegistry registry = monitoring(Duration.ofMinutes(1), "wrong-type", "counted");
 
 		assertThat(size(registry, "wrong-type", "delayed")).isNaN();
 		assertThat(size(registry, "counted", "delayed")).isEqualTo(1);
+	}
+
+	/**
+	 * A registry with the gauges of a binder of this test's queue bound to it, then the topics monitored, in order.
+	 */
+	private MeterRegistry monitoring(Duration refreshInterval, String... topics) {
+		MeterRegistry registry = new SimpleMeterRegistry();
+		TopicStatsMeterBinder binder = new TopicStatsMeterBinder(this.queue, refreshInterval);
+		binder.bindTo(registry);
+		for (String topic : topics) {
+			binder.monitor(topic);
+		}
+		return registry;
 	}
 
 	private static void scrape(MeterRegistry registry) {

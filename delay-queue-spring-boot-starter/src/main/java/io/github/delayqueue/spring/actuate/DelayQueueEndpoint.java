@@ -200,7 +200,7 @@ public class DelayQueueEndpoint {
 	 * Why a topic cannot be read, when {@code failure} may say that of one topic rather than of Redis; else
 	 * {@code null}.
 	 */
-	private static @Nullable String whyUnreadable(RuntimeException failure) {
+	static @Nullable String whyUnreadable(RuntimeException failure) {
 		if (failure instanceof IllegalStateException) { // a bucket count or rate limit that cannot be read
 			return failure.getMessage();
 		}

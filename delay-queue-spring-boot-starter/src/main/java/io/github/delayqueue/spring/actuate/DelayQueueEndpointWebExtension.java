@@ -6,7 +6,6 @@ import io.github.delayqueue.core.BucketCountMismatchException;
 import io.github.delayqueue.core.JobState;
 import io.github.delayqueue.core.NoSuchJobException;
 import io.github.delayqueue.core.NoSuchScheduleException;
-import io.github.delayqueue.core.RedisErrorReplies;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.CancelledDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.JobDescriptor;
 import io.github.delayqueue.spring.actuate.DelayQueueEndpoint.ScheduleDescriptor;
@@ -55,12 +54,11 @@ public class DelayQueueEndpointWebExtension {
 			return new WebEndpointResponse<>(new TopicProblemDescriptor(topic, ex.getMessage()), STATUS_CONFLICT);
 		}
 		catch (DataAccessException ex) {
-			String refusal = RedisErrorReplies.of(ex);
-			if (refusal == null) {
+			String refused = DelayQueueEndpoint.whyUnreadable(ex);
+			if (refused == null) {
 				throw ex; // Redis out of reach, or unable to serve now
 			}
-			return new WebEndpointResponse<>(
-					new TopicProblemDescriptor(topic, "Redis refused to read it: " + refusal), STATUS_CONFLICT);
+			return new WebEndpointResponse<>(new TopicProblemDescriptor(topic, refused), STATUS_CONFLICT);
 		}
 	}
 
